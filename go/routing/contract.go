@@ -1,0 +1,183 @@
+// Package routing holds the contract between the payment simulator and the
+// routers it scores: the gossip view a router sees, the payment it is asked
+// to make, the router interface, and the result of each attempt.
+//
+// The names mirror lnd's routing package on purpose, so that a router written
+// against lnd's types reads the same here. The package depends only on lnd's
+// small wire-level packages (lnwire, route), never on lnd's graph database, so
+// that a candidate router links quickly.
+package routing
+
+import (
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+)
+
+// CachedEdgePolicy is one direction of a channel as announced in gossip. Its
+// field names are those of lnd's models.CachedEdgePolicy.
+type CachedEdgePolicy struct {
+	// ChannelID is the short channel id of the channel.
+	ChannelID uint64
+
+	// HasMaxHTLC is true when MaxHTLC was announced.
+	HasMaxHTLC bool
+
+	// IsNode1 is true when the policy was announced by the channel's
+	// node 1 (the smaller public key).
+	IsNode1 bool
+
+	// IsDisabled is true when the announcing node disabled forwarding.
+	IsDisabled bool
+
+	// TimeLockDelta is the cltv delta the announcing node subtracts.
+	TimeLockDelta uint16
+
+	// MinHTLC is the smallest HTLC the announcing node forwards.
+	MinHTLC lnwire.MilliSatoshi
+
+	// MaxHTLC is the largest HTLC the announcing node forwards.
+	MaxHTLC lnwire.MilliSatoshi
+
+	// FeeBaseMSat is the base fee charged per forwarded HTLC.
+	FeeBaseMSat lnwire.MilliSatoshi
+
+	// FeeProportionalMillionths is the proportional fee rate in ppm.
+	FeeProportionalMillionths lnwire.MilliSatoshi
+}
+
+// ComputeFee returns the fee the announcing node charges to forward amt over
+// this channel (BOLT 7).
+func (p *CachedEdgePolicy) ComputeFee(amt lnwire.MilliSatoshi) lnwire.MilliSatoshi {
+	return p.FeeBaseMSat + amt*p.FeeProportionalMillionths/1_000_000
+}
+
+// DirectedChannel is a channel seen from one of its nodes. Its field names are
+// those of lnd's graphdb.DirectedChannel.
+type DirectedChannel struct {
+	// ChannelID is the short channel id.
+	ChannelID uint64
+
+	// IsNode1 is true when the node the channel is listed for is node 1.
+	IsNode1 bool
+
+	// OtherNode is the peer at the other end.
+	OtherNode route.Vertex
+
+	// Capacity is the announced capacity in satoshis.
+	Capacity int64
+
+	// OutPolicySet is true when the listed node announced a policy for
+	// forwarding toward OtherNode.
+	OutPolicySet bool
+
+	// InPolicy is the policy OtherNode announced for forwarding toward
+	// the listed node; nil when OtherNode announced none. Pathfinding that
+	// walks backward from the target, as lnd's does, reads this one.
+	InPolicy *CachedEdgePolicy
+}
+
+// SimNetworkView is a router's view of the network: public gossip (possibly
+// stale), node features and the virtual clock. It never reveals the hidden
+// liquidity of remote channels.
+type SimNetworkView interface {
+	// ForEachNode calls cb for every node of the graph, in a fixed order.
+	ForEachNode(cb func(node route.Vertex) error) error
+
+	// ForEachNodeDirectedChannel calls cb for every channel of node, in
+	// a fixed order. The callback receives a copy it may keep.
+	ForEachNodeDirectedChannel(node route.Vertex,
+		cb func(channel *DirectedChannel) error) error
+
+	// FetchNodeFeatures returns the features node announced.
+	FetchNodeFeatures(node route.Vertex) *lnwire.FeatureVector
+
+	// Now is the scenario's virtual time.
+	Now() time.Time
+
+	// BlockHeight is the current block height.
+	BlockHeight() uint32
+}
+
+// SimPaymentSpec is the payment a router is asked to make.
+type SimPaymentSpec struct {
+	// Index is the payment's position in the scenario, from 0.
+	Index int
+
+	// Target is the receiving node.
+	Target route.Vertex
+
+	// Amount is the total amount to deliver to the target.
+	Amount lnwire.MilliSatoshi
+
+	// FeeLimit is the most the payment may pay in fees over all parts.
+	FeeLimit lnwire.MilliSatoshi
+
+	// MaxParts caps the number of shards in flight at once.
+	MaxParts uint32
+
+	// MaxAttempts caps the number of attempts the payment may make.
+	MaxAttempts int
+
+	// FinalCLTVDelta is the cltv delta the receiver requires.
+	FinalCLTVDelta uint16
+
+	// CltvLimit is the largest total time lock a route may carry.
+	CltvLimit uint32
+
+	// Atomic is true when shards are held at the receiver until the whole
+	// amount has arrived (the atomic_mpp arena).
+	Atomic bool
+
+	// PaymentAddr is the payment address (MPP payment secret).
+	PaymentAddr [32]byte
+}
+
+// SimAttemptResult is the outcome of one attempt, as the sender learns it.
+type SimAttemptResult struct {
+	// Failure is nil when the shard settled (or, with Atomic, arrived and
+	// is held by the receiver). Otherwise it is the lnwire failure the
+	// failing node returned; UnreadableFailure when the failure could not
+	// be decrypted.
+	Failure lnwire.FailureMessage
+
+	// FailureSource is the node the failure is attributed to. In the
+	// attribution arena it may be wrong: shifted one hop along the route,
+	// or a node that is not on the route at all when the failure is
+	// unreadable.
+	FailureSource route.Vertex
+
+	// FailureSourceIdx is FailureSource's position in the route (0 for
+	// the sender, i+1 for Hops[i]), or -1 when it is not on the route.
+	FailureSourceIdx int
+}
+
+// UnreadableFailure is the failure reported when an error onion could not be
+// attributed: it carries no code and no channel update.
+type UnreadableFailure struct{}
+
+// Code returns 0: an unreadable failure has no code.
+func (UnreadableFailure) Code() lnwire.FailCode { return 0 }
+
+// Error describes the failure.
+func (UnreadableFailure) Error() string { return "unreadable failure" }
+
+// SimRouter chooses routes for one payment and learns from their outcome.
+// The simulator creates one router per payment; state that should outlive a
+// payment lives at package level in the router's own file.
+type SimRouter interface {
+	// RequestRoute returns a route that delivers at most amt to the
+	// target. inFlightHtlcs is the number of shards already in flight. An
+	// error gives up the payment.
+	RequestRoute(amt lnwire.MilliSatoshi, inFlightHtlcs uint32) (*route.Route, error)
+
+	// ReportAttempt tells the router the outcome of an attempt it made.
+	ReportAttempt(attemptID uint64, rt *route.Route, result *SimAttemptResult) error
+}
+
+// RouterFactory makes the router for one payment. It has the signature of a
+// candidate's newCandidateRouter. The view, the source and the local
+// balances are those of the scenario at the moment the payment starts.
+type RouterFactory func(view SimNetworkView, source route.Vertex,
+	localBalances map[uint64]lnwire.MilliSatoshi, spec *SimPaymentSpec) (SimRouter, error)

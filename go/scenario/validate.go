@@ -1,0 +1,264 @@
+package scenario
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ParseSCID parses a short channel id written "block x tx x output", e.g.
+// "700123x45x1", into lnd's integer encoding.
+func ParseSCID(s string) (uint64, error) {
+	parts := strings.Split(s, "x")
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("want BLOCKxTXxOUTPUT, got %q", s)
+	}
+	limits := []uint64{1 << 24, 1 << 24, 1 << 16}
+	var v [3]uint64
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 10, 64)
+		if err != nil || n >= limits[i] {
+			return 0, fmt.Errorf("want BLOCKxTXxOUTPUT, got %q", s)
+		}
+		v[i] = n
+	}
+	return v[0]<<40 | v[1]<<16 | v[2], nil
+}
+
+// FormatSCID writes a short channel id as "BLOCKxTXxOUTPUT".
+func FormatSCID(id uint64) string {
+	return fmt.Sprintf("%dx%dx%d", id>>40, (id>>16)&0xffffff, id&0xffff)
+}
+
+// ParseNodeID decodes a node id: a 33-byte public key in hex.
+func ParseNodeID(s string) ([33]byte, error) {
+	var v [33]byte
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 33 {
+		return v, fmt.Errorf("want 66 hex characters (33-byte public key), got %q", s)
+	}
+	copy(v[:], b)
+	return v, nil
+}
+
+// Validate checks the graph's internal consistency.
+func (g *Graph) Validate() error {
+	errf := func(field, format string, args ...any) error {
+		return &FieldError{g.Path, field, fmt.Sprintf(format, args...)}
+	}
+	if len(g.Nodes) == 0 {
+		return errf("nodes", "graph has no nodes")
+	}
+	known := make(map[string]bool, len(g.Nodes))
+	for i, n := range g.Nodes {
+		field := fmt.Sprintf("nodes[%d].id", i)
+		if _, err := ParseNodeID(n.ID); err != nil {
+			return errf(field, "%v", err)
+		}
+		if known[n.ID] {
+			return errf(field, "duplicate node %s", n.ID)
+		}
+		known[n.ID] = true
+	}
+	seen := make(map[uint64]bool, len(g.Channels))
+	for i, c := range g.Channels {
+		at := fmt.Sprintf("channels[%d]", i)
+		id, err := ParseSCID(c.SCID)
+		if err != nil {
+			return errf(at+".scid", "%v", err)
+		}
+		if seen[id] {
+			return errf(at+".scid", "duplicate channel %s", c.SCID)
+		}
+		seen[id] = true
+		for _, end := range []struct{ field, id string }{
+			{".node1", c.Node1}, {".node2", c.Node2},
+		} {
+			if !known[end.id] {
+				return errf(at+end.field, "unknown node %q", end.id)
+			}
+		}
+		if c.Node1 == c.Node2 {
+			return errf(at+".node2", "channel connects %s to itself", c.Node1)
+		}
+		if c.CapacitySat <= 0 {
+			return errf(at+".capacity_sat", "capacity must be positive, got %d", c.CapacitySat)
+		}
+		for _, p := range []struct {
+			field string
+			pol   *Policy
+		}{{".policy1", c.Policy1}, {".policy2", c.Policy2}} {
+			if p.pol == nil {
+				continue
+			}
+			capMsat := uint64(c.CapacitySat) * 1000
+			if p.pol.HtlcMaxMsat != nil && *p.pol.HtlcMaxMsat > capMsat {
+				return errf(at+p.field+".htlc_max_msat",
+					"%d exceeds the capacity (%d msat)", *p.pol.HtlcMaxMsat, capMsat)
+			}
+			if p.pol.HtlcMaxMsat != nil && *p.pol.HtlcMaxMsat < p.pol.HtlcMinMsat {
+				return errf(at+p.field+".htlc_max_msat",
+					"%d is below htlc_min_msat %d", *p.pol.HtlcMaxMsat, p.pol.HtlcMinMsat)
+			}
+		}
+	}
+	return nil
+}
+
+// Validate checks the scenario against itself and its graph.
+func (sc *Scenario) Validate() error {
+	errf := func(field, format string, args ...any) error {
+		return &FieldError{sc.Path, field, fmt.Sprintf(format, args...)}
+	}
+	if sc.Name == "" {
+		return errf("name", "missing scenario name")
+	}
+	if err := sc.validateArena(); err != nil {
+		return err
+	}
+	rates := []struct {
+		field string
+		v     float64
+	}{
+		{"liquidity.uniform_share", sc.Liquidity.UniformShare},
+		{"gossip.stale_share", sc.Gossip.StaleShare},
+		{"attribution.stripped_rate", sc.Attribution.StrippedRate},
+		{"attribution.shift_before_rate", sc.Attribution.ShiftBeforeRate},
+		{"attribution.shift_after_rate", sc.Attribution.ShiftAfterRate},
+	}
+	for _, r := range rates {
+		if r.v < 0 || r.v > 1 {
+			return errf(r.field, "must lie in [0, 1], got %v", r.v)
+		}
+	}
+	a := sc.Attribution
+	if sum := a.StrippedRate + a.ShiftBeforeRate + a.ShiftAfterRate; sum > 1 {
+		return errf("attribution", "rates add up to %v, more than 1", sum)
+	}
+	if sc.Liquidity.BimodalScaleSat <= 0 {
+		return errf("liquidity.bimodal_scale_sat", "must be positive, got %v", sc.Liquidity.BimodalScaleSat)
+	}
+	if sc.Gossip.StaleShare > 0 && sc.Gossip.StaleFeeRateFactor < 1 {
+		return errf("gossip.stale_fee_rate_factor", "must be at least 1, got %v", sc.Gossip.StaleFeeRateFactor)
+	}
+	nonNegative := []struct {
+		field string
+		v     float64
+	}{
+		{"clock.payment_interval_s", sc.Clock.PaymentIntervalSec},
+		{"clock.attempt_latency_s", sc.Clock.AttemptLatencySec},
+		{"traffic.events_per_hour", sc.Traffic.EventsPerHour},
+		{"defaults.fee_limit_ppm", sc.Defaults.FeeLimitPPM},
+	}
+	for _, r := range nonNegative {
+		if r.v < 0 {
+			return errf(r.field, "must not be negative, got %v", r.v)
+		}
+	}
+	if sc.Traffic.EventsPerHour > 0 && sc.Traffic.MedianShiftSat <= 0 {
+		return errf("traffic.median_shift_sat", "must be positive when traffic is on, got %v", sc.Traffic.MedianShiftSat)
+	}
+	if sc.StartTime.IsZero() {
+		return errf("start_time", "missing start time (RFC 3339)")
+	}
+	if err := sc.validateDefaults(); err != nil {
+		return err
+	}
+	if err := sc.validateSource(); err != nil {
+		return err
+	}
+	return sc.validatePayments()
+}
+
+func (sc *Scenario) validateArena() error {
+	on := map[string]bool{
+		ArenaBase:        true,
+		ArenaDrift:       sc.Traffic.EventsPerHour > 0,
+		ArenaAtomicMPP:   sc.AtomicMPP,
+		ArenaAttribution: sc.Attribution.Enabled(),
+	}
+	enabled, ok := on[sc.Arena]
+	switch {
+	case !ok:
+		return &FieldError{sc.Path, "arena", fmt.Sprintf(
+			"unknown arena %q (want base, drift, atomic_mpp or attribution)", sc.Arena)}
+	case !enabled:
+		what := map[string]string{
+			ArenaDrift:       "traffic.events_per_hour > 0",
+			ArenaAtomicMPP:   "atomic_mpp: true",
+			ArenaAttribution: "a positive attribution rate",
+		}[sc.Arena]
+		return &FieldError{sc.Path, "arena", fmt.Sprintf(
+			"arena %q needs %s", sc.Arena, what)}
+	}
+	return nil
+}
+
+func (sc *Scenario) validateDefaults() error {
+	d := sc.Defaults
+	switch {
+	case d.MaxParts < 1:
+		return &FieldError{sc.Path, "defaults.max_parts", "must be at least 1"}
+	case d.MaxAttempts < 1:
+		return &FieldError{sc.Path, "defaults.max_attempts", "must be at least 1"}
+	case d.FinalCLTVDelta < 1:
+		return &FieldError{sc.Path, "defaults.final_cltv_delta", "must be at least 1"}
+	case d.CltvLimitDelta <= uint32(d.FinalCLTVDelta):
+		return &FieldError{sc.Path, "defaults.cltv_limit_delta", fmt.Sprintf(
+			"must exceed final_cltv_delta (%d), got %d", d.FinalCLTVDelta, d.CltvLimitDelta)}
+	}
+	return nil
+}
+
+func (sc *Scenario) validateSource() error {
+	if _, err := ParseNodeID(sc.Source); err != nil {
+		return &FieldError{sc.Path, "source", err.Error()}
+	}
+	local := make(map[string]int64)
+	for _, c := range sc.Graph.Channels {
+		if c.Node1 == sc.Source || c.Node2 == sc.Source {
+			local[c.SCID] = c.CapacitySat
+		}
+	}
+	if len(local) == 0 {
+		return &FieldError{sc.Path, "source", fmt.Sprintf(
+			"node %s has no channel in %s", sc.Source, sc.Graph.Path)}
+	}
+	for scid, bal := range sc.Local {
+		field := fmt.Sprintf("local_balances_msat[%q]", scid)
+		capSat, ok := local[scid]
+		if !ok {
+			return &FieldError{sc.Path, field, "not a channel of the source"}
+		}
+		if bal > uint64(capSat)*1000 {
+			return &FieldError{sc.Path, field, fmt.Sprintf(
+				"%d msat exceeds the capacity %d sat", bal, capSat)}
+		}
+	}
+	return nil
+}
+
+func (sc *Scenario) validatePayments() error {
+	if len(sc.Payments) == 0 {
+		return &FieldError{sc.Path, "payments", "scenario has no payments"}
+	}
+	known := make(map[string]bool, len(sc.Graph.Nodes))
+	for _, n := range sc.Graph.Nodes {
+		known[n.ID] = true
+	}
+	for i, p := range sc.Payments {
+		at := fmt.Sprintf("payments[%d]", i)
+		switch {
+		case !known[p.Target]:
+			return &FieldError{sc.Path, at + ".target", fmt.Sprintf("unknown node %q", p.Target)}
+		case p.Target == sc.Source:
+			return &FieldError{sc.Path, at + ".target", "payment to the source itself"}
+		case p.AmountMsat == 0:
+			return &FieldError{sc.Path, at + ".amount_msat", "must be positive"}
+		case p.MaxAttempts < 0:
+			return &FieldError{sc.Path, at + ".max_attempts", "must not be negative"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+	"github.com/routesim-evolve/routesim/scenario"
+)
+
+// shard is one dispatched attempt awaiting its result.
+type shard struct {
+	id      uint64
+	attempt int // index of the attempt within the payment
+	rt      *route.Route
+	amt     lnwire.MilliSatoshi
+	fee     lnwire.MilliSatoshi
+	out     forwardOutcome
+}
+
+// paymentRun is one payment being played through one router. It plays the
+// part of lnd's payment lifecycle: request routes for what is left, dispatch
+// them, collect their results, and stop on success, on the router giving up
+// or on the attempt limit.
+type paymentRun struct {
+	w      *World
+	spec   *routing.SimPaymentSpec
+	router routing.SimRouter
+	res    *PaymentResult
+	timed  func(func())
+
+	delivered lnwire.MilliSatoshi // settled, or held with Atomic
+	fees      lnwire.MilliSatoshi // of the shards in delivered
+	held      [][]legHold         // Atomic: holds of arrived shards
+	round     int
+	terminal  string // a terminal reason found while dispatching
+}
+
+// newSpec builds the spec of payment i.
+func (w *World) newSpec(i int, p scenario.Payment) *routing.SimPaymentSpec {
+	target, _ := scenario.ParseNodeID(p.Target)
+	d := w.sc.Defaults
+	return &routing.SimPaymentSpec{
+		Index:          i,
+		Target:         target,
+		Amount:         lnwire.MilliSatoshi(p.AmountMsat),
+		FeeLimit:       lnwire.MilliSatoshi(p.FeeLimit(d)),
+		MaxParts:       p.Parts(d),
+		MaxAttempts:    p.Attempts(d),
+		FinalCLTVDelta: d.FinalCLTVDelta,
+		CltvLimit:      w.BlockHeight() + d.CltvLimitDelta,
+		Atomic:         w.sc.AtomicMPP,
+		PaymentAddr:    paymentAddr(w.sc.Seed, i),
+	}
+}
+
+// paymentAddr derives a payment's address from the seed and its index.
+func paymentAddr(seed uint64, i int) [32]byte {
+	var buf [16]byte
+	binary.BigEndian.PutUint64(buf[:8], seed)
+	binary.BigEndian.PutUint64(buf[8:], uint64(i))
+	return sha256.Sum256(buf[:])
+}
+
+// play runs the payment to its end and returns its result.
+func (p *paymentRun) play() {
+	for p.res.FailureReason == ReasonNone && !p.complete() {
+		pending, routerErr := p.dispatchRound()
+		if len(pending) == 0 {
+			p.giveUp(routerErr)
+			break
+		}
+		p.w.advance(seconds(p.w.sc.Clock.AttemptLatencySec))
+		p.collect(pending)
+		if p.terminal != "" && !p.complete() {
+			p.res.FailureReason = p.terminal
+		}
+		p.round++
+	}
+	p.finish()
+}
+
+func (p *paymentRun) complete() bool {
+	return p.delivered >= p.spec.Amount
+}
+
+// dispatchRound asks the router for routes until the whole rest is in
+// flight, the shard cap or the attempt limit is reached, or the router says
+// no; each route is forwarded at once, so later shards of the round meet the
+// liquidity earlier ones hold.
+func (p *paymentRun) dispatchRound() ([]shard, error) {
+	var pending []shard
+	var inFlight lnwire.MilliSatoshi
+	for {
+		unsent := p.spec.Amount - p.delivered - inFlight
+		if unsent == 0 || len(pending) >= int(p.spec.MaxParts) ||
+			p.res.Attempts >= p.spec.MaxAttempts {
+			return pending, nil
+		}
+		var rt *route.Route
+		var err error
+		p.timed(func() { rt, err = p.router.RequestRoute(unsent, uint32(len(pending))) })
+		if err != nil {
+			return pending, err
+		}
+		amt, fee, problem := p.checkRoute(rt, unsent, pending)
+		if problem != "" {
+			p.terminal = ReasonInvalidRoute
+			p.res.Error = problem
+			return pending, nil
+		}
+		s := shard{
+			id:      uint64(p.spec.Index)<<32 | uint64(p.res.Attempts),
+			attempt: p.res.Attempts, rt: rt, amt: amt, fee: fee,
+		}
+		s.out = p.w.forward(rt, p.spec.FinalCLTVDelta)
+		p.res.Attempts++
+		inFlight += amt
+		pending = append(pending, s)
+	}
+}
+
+// checkRoute checks that rt is a route this payment may send: from the
+// sender over existing channels to the target, within the amount left, the
+// fee budget and the cltv limit. It returns the amount and fee of the
+// route, or what is wrong with it.
+func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
+	pending []shard) (lnwire.MilliSatoshi, lnwire.MilliSatoshi, string) {
+
+	if rt == nil || len(rt.Hops) == 0 {
+		return 0, 0, "route has no hops"
+	}
+	net := p.w.net
+	if rt.SourcePubKey != p.w.sourceVertex() {
+		return 0, 0, fmt.Sprintf("route starts at %x, not at the sender", rt.SourcePubKey[:])
+	}
+	prev := p.w.source
+	for i, hop := range rt.Hops {
+		ci, ok := net.chanIndex[hop.ChannelID]
+		next, known := net.nodeIndex[hop.PubKeyBytes]
+		if !ok || !known || net.channels[ci].direction(prev) < 0 ||
+			net.channels[ci].nodes[1-net.channels[ci].direction(prev)] != next {
+			return 0, 0, fmt.Sprintf("hop %d: channel %s does not connect %x to %x",
+				i, scenario.FormatSCID(hop.ChannelID), net.nodes[prev][:], hop.PubKeyBytes[:])
+		}
+		prev = next
+	}
+	if net.nodes[prev] != p.spec.Target {
+		return 0, 0, "route does not end at the target"
+	}
+	amt := rt.Hops[len(rt.Hops)-1].AmtToForward
+	switch {
+	case amt == 0 || amt > unsent:
+		return 0, 0, fmt.Sprintf("route delivers %d msat, want 1..%d", amt, unsent)
+	case rt.TotalAmount < amt:
+		return 0, 0, fmt.Sprintf("route total %d msat is below its delivered amount %d", rt.TotalAmount, amt)
+	case rt.TotalTimeLock > p.spec.CltvLimit:
+		return 0, 0, fmt.Sprintf("route time lock %d exceeds the cltv limit %d", rt.TotalTimeLock, p.spec.CltvLimit)
+	}
+	fee := rt.TotalAmount - amt
+	committed := p.fees
+	for _, s := range pending {
+		committed += s.fee
+	}
+	if committed+fee > p.spec.FeeLimit {
+		return 0, 0, fmt.Sprintf("route fee %d msat exceeds the fee budget left (%d of %d msat)",
+			fee, p.spec.FeeLimit-min(committed, p.spec.FeeLimit), p.spec.FeeLimit)
+	}
+	return amt, fee, ""
+}
+
+// collect tells the router the outcome of each shard of a round, in
+// dispatch order, and books what arrived.
+func (p *paymentRun) collect(pending []shard) {
+	for _, s := range pending {
+		draw := p.w.drawAttribution(p.spec.Index, s.attempt)
+		result, degraded := p.w.report(s.rt, s.out, draw)
+		p.book(s, result, degraded)
+		var err error
+		p.timed(func() { err = p.router.ReportAttempt(s.id, s.rt, result) })
+		if err != nil && p.terminal == "" {
+			p.terminal = ReasonRouterGaveUp
+			p.res.Error = err.Error()
+		}
+	}
+}
+
+// book records a shard's outcome in the world and the result.
+func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded string) {
+	rec := AttemptRecord{
+		AmountMsat:  uint64(s.amt),
+		FeeMsat:     uint64(s.fee),
+		Hops:        len(s.rt.Hops),
+		FailIdx:     s.out.failIdx,
+		ReportedIdx: result.FailureSourceIdx,
+		Round:       p.round,
+	}
+	if s.out.failIdx < 0 {
+		rec.Outcome = "settled"
+		if p.spec.Atomic {
+			rec.Outcome = "held"
+			p.held = append(p.held, s.out.holds)
+		} else {
+			p.w.settle(s.out.holds)
+		}
+		p.delivered += s.amt
+		p.fees += s.fee
+		p.res.Parts++
+	} else {
+		rec.Outcome = failureName(s.out.failure)
+		rec.Reported = failureName(result.Failure)
+		rec.Degraded = degraded
+		p.res.Failures[rec.Reported]++
+		if s.out.update != nil {
+			p.w.net.channels[s.out.updateCh].applyUpdate(s.out.updateDir, s.out.update)
+		}
+	}
+	p.res.AttemptLog = append(p.res.AttemptLog, rec)
+}
+
+// giveUp ends a payment that could dispatch nothing more.
+func (p *paymentRun) giveUp(routerErr error) {
+	switch {
+	case p.terminal != "":
+		p.res.FailureReason = p.terminal
+	case routerErr != nil:
+		p.res.FailureReason = ReasonRouterGaveUp
+		p.res.Error = routerErr.Error()
+	default:
+		p.res.FailureReason = ReasonAttemptsExhausted
+	}
+}
+
+// finish settles or releases what the payment holds and fills the result.
+// With Atomic, an incomplete payment releases every hold: nothing moves and
+// no fee is paid.
+func (p *paymentRun) finish() {
+	success := p.complete()
+	if p.spec.Atomic {
+		for _, holds := range p.held {
+			if success {
+				p.w.settle(holds)
+			} else {
+				p.w.release(holds)
+			}
+		}
+		if !success {
+			p.delivered, p.fees = 0, 0
+		}
+	}
+	p.res.Success = success
+	if success {
+		p.res.FailureReason = ReasonNone
+	}
+	p.res.DeliveredMsat = uint64(p.delivered)
+	p.res.FeeMsat = uint64(p.fees)
+}
+
+// stopwatch accumulates the wall time spent in the router.
+type stopwatch struct {
+	on    bool
+	total time.Duration
+}
+
+func (s *stopwatch) time(f func()) {
+	if !s.on {
+		f()
+		return
+	}
+	start := time.Now()
+	f()
+	s.total += time.Since(start)
+}

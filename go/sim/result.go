@@ -1,0 +1,94 @@
+package sim
+
+// FormatResult is the format tag of a result file.
+const FormatResult = "routesim-result/1"
+
+// Terminal failure reasons of a payment.
+const (
+	ReasonNone              = ""
+	ReasonRouterGaveUp      = "router_gave_up"
+	ReasonAttemptsExhausted = "attempts_exhausted"
+	ReasonInvalidRoute      = "invalid_route"
+	ReasonRouterInitFailed  = "router_init_failed"
+)
+
+// Result is what one router did on one scenario (docs/result-format.md).
+type Result struct {
+	Format   string          `json:"format"`
+	Scenario string          `json:"scenario"`
+	Arena    string          `json:"arena"`
+	Router   string          `json:"router"`
+	Seed     uint64          `json:"seed"`
+	Totals   Totals          `json:"totals"`
+	Payments []PaymentResult `json:"payments"`
+}
+
+// Totals sums the payments of a result.
+type Totals struct {
+	Payments           int     `json:"payments"`
+	Succeeded          int     `json:"succeeded"`
+	SuccessRate        float64 `json:"success_rate"`
+	Attempts           int     `json:"attempts"`
+	AttemptsPerPayment float64 `json:"attempts_per_payment"`
+	AmountMsat         uint64  `json:"amount_msat"`
+	DeliveredMsat      uint64  `json:"delivered_msat"`
+	FeeMsat            uint64  `json:"fee_msat"`
+
+	// FeePPM is fees over delivered amount of the successful payments.
+	FeePPM float64 `json:"fee_ppm"`
+
+	// RouterNanos is the wall time spent inside the router; SimNanos
+	// the rest of the run. Zero when timing is off.
+	RouterNanos int64 `json:"router_ns"`
+	SimNanos    int64 `json:"sim_ns"`
+
+	// Degraded counts the failure reports by degradation kind applied.
+	Degraded map[string]int `json:"degraded,omitempty"`
+}
+
+// PaymentResult is the outcome of one payment.
+type PaymentResult struct {
+	Index         int    `json:"index"`
+	Target        string `json:"target"`
+	AmountMsat    uint64 `json:"amount_msat"`
+	DeliveredMsat uint64 `json:"delivered_msat"`
+	Success       bool   `json:"success"`
+	Attempts      int    `json:"attempts"`
+	Parts         int    `json:"parts"`
+	FeeMsat       uint64 `json:"fee_msat"`
+	FeeLimitMsat  uint64 `json:"fee_limit_msat"`
+	FailureReason string `json:"failure_reason"`
+	Error         string `json:"error,omitempty"`
+	RouterNanos   int64  `json:"router_ns"`
+
+	// Failures counts the failure codes the sender saw.
+	Failures map[string]int `json:"failures,omitempty"`
+
+	AttemptLog []AttemptRecord `json:"attempt_log"`
+}
+
+// AttemptRecord is one attempt of a payment: what was sent, what really
+// happened and what the sender was told.
+type AttemptRecord struct {
+	AmountMsat uint64 `json:"amount_msat"`
+	FeeMsat    uint64 `json:"fee_msat"`
+	Hops       int    `json:"hops"`
+
+	// Outcome is "settled", "held" (atomic, arrived and held), or the
+	// snake_case failure code that really happened.
+	Outcome string `json:"outcome"`
+
+	// FailIdx is the true failing position (0 the sender, i+1 Hops[i]);
+	// ReportedIdx the position the sender was told (-1 off the route).
+	FailIdx     int `json:"fail_idx"`
+	ReportedIdx int `json:"reported_idx"`
+
+	// Reported is the code the sender was told ("unreadable" when
+	// stripped); Degraded how the report was degraded.
+	Reported string `json:"reported,omitempty"`
+	Degraded string `json:"degraded,omitempty"`
+
+	// Round is the dispatch round (shards of one round were in flight
+	// together).
+	Round int `json:"round"`
+}

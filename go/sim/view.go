@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// gossipView is the router's window on the world: announced policies (as
+// corrected by the channel updates failures brought back), capacities,
+// features and the clock. It never shows hidden balances.
+type gossipView struct {
+	w *World
+}
+
+var _ routing.SimNetworkView = (*gossipView)(nil)
+
+// ForEachNode calls cb for every node, in graph file order.
+func (v *gossipView) ForEachNode(cb func(node route.Vertex) error) error {
+	for _, n := range v.w.net.nodes {
+		if err := cb(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ForEachNodeDirectedChannel calls cb for each channel of node, by channel
+// id, with InPolicy the policy the other end announced toward node.
+func (v *gossipView) ForEachNodeDirectedChannel(node route.Vertex,
+	cb func(channel *routing.DirectedChannel) error) error {
+
+	net := v.w.net
+	idx, ok := net.nodeIndex[node]
+	if !ok {
+		return fmt.Errorf("unknown node %x", node[:])
+	}
+	for _, ci := range net.adjacent[idx] {
+		c := &net.channels[ci]
+		d := c.direction(idx)
+		dc := &routing.DirectedChannel{
+			ChannelID:    c.id,
+			IsNode1:      d == 0,
+			OtherNode:    net.nodes[c.nodes[1-d]],
+			Capacity:     int64(c.capacity / 1000),
+			OutPolicySet: c.announced[d] != nil,
+		}
+		if in := c.announced[1-d]; in != nil {
+			policy := *in
+			dc.InPolicy = &policy
+		}
+		if err := cb(dc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FetchNodeFeatures returns the node's announced features (empty for an
+// unknown node).
+func (v *gossipView) FetchNodeFeatures(node route.Vertex) *lnwire.FeatureVector {
+	idx, ok := v.w.net.nodeIndex[node]
+	if !ok {
+		return lnwire.EmptyFeatureVector()
+	}
+	return v.w.net.features[idx].Clone()
+}
+
+// Now is the virtual time.
+func (v *gossipView) Now() time.Time { return v.w.Now() }
+
+// BlockHeight is the current block height.
+func (v *gossipView) BlockHeight() uint32 { return v.w.BlockHeight() }
