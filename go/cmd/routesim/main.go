@@ -48,10 +48,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the result here instead of standard output")
 	noTiming := fs.Bool("no-timing", false, "leave wall times out, for byte-identical results")
 	check := fs.Bool("check", false, "verify conservation of funds after every payment")
-	if err := fs.Parse(args); err != nil {
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if len(positional) != 1 {
 		fmt.Fprintln(stderr, "usage: routesim [flags] SCENARIO.json")
 		fs.PrintDefaults()
 		return 2
@@ -62,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			*routerName, strings.Join(routerNames(), ", "))
 		return 2
 	}
-	sc, err := scenario.Load(fs.Arg(0))
+	sc, err := scenario.Load(positional[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "routesim: %v\n", err)
 		var fe *scenario.FieldError
@@ -117,4 +118,20 @@ func routerNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// parseInterspersed parses flags that may stand before or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
