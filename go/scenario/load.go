@@ -42,6 +42,9 @@ func Load(path string) (*Scenario, error) {
 	if !filepath.IsAbs(graphPath) {
 		graphPath = filepath.Join(filepath.Dir(path), graphPath)
 	}
+	if _, err := os.Stat(graphPath); err != nil {
+		return nil, &FieldError{path, "graph", fmt.Sprintf("cannot read graph file: %v", err)}
+	}
 	g, err := LoadGraph(graphPath)
 	if err != nil {
 		return nil, err

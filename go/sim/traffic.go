@@ -24,6 +24,17 @@ type trafficStream struct {
 	medianMsat float64
 	next       time.Time
 	played     int
+
+	// observe, when set, sees every event as it is played (for tests).
+	observe func(trafficEvent)
+}
+
+// trafficEvent is one background shift: up to amt from end dir of channel.
+type trafficEvent struct {
+	at      time.Time
+	channel int
+	dir     int
+	amt     lnwire.MilliSatoshi
 }
 
 func newTrafficStream(sc *scenario.Scenario, net *Network, source int) *trafficStream {
@@ -56,11 +67,13 @@ func (t *trafficStream) scheduleNext() {
 // playUntil applies every event up to and including now.
 func (t *trafficStream) playUntil(now time.Time) {
 	for !t.next.IsZero() && !t.next.After(now) {
-		ci := t.remote[t.rng.IntN(len(t.remote))]
-		d := t.rng.IntN(2)
-		size := t.medianMsat * math.Exp(shiftSpread*t.rng.NormFloat64())
-		t.net.channels[ci].shift(d, lnwire.MilliSatoshi(size))
+		ev := trafficEvent{at: t.next, channel: t.remote[t.rng.IntN(len(t.remote))], dir: t.rng.IntN(2)}
+		ev.amt = lnwire.MilliSatoshi(t.medianMsat * math.Exp(shiftSpread*t.rng.NormFloat64()))
+		t.net.channels[ev.channel].shift(ev.dir, ev.amt)
 		t.played++
+		if t.observe != nil {
+			t.observe(ev)
+		}
 		t.scheduleNext()
 	}
 }

@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+)
+
+// TestForwardFailureCodes checks that each check of the forwarding path
+// fails with the right code at the right node, and that a failed shard
+// leaves every balance as it was.
+func TestForwardFailureCodes(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(100_000_000)
+	tests := []struct {
+		name    string
+		world   func(w *World)        // change the world after the route is built
+		mangle  func(rt *route.Route) // change the route
+		wantIdx int                   // failing position, -1 for success
+		want    string                // failure code name
+		update  bool                  // failure carries a channel update
+	}{
+		{name: "settles", wantIdx: -1},
+		{
+			name:    "sender balance",
+			world:   func(w *World) { w.net.channels[0].setBalance(0) },
+			wantIdx: 0, want: "temporary_channel_failure",
+		},
+		{
+			name:    "remote liquidity",
+			world:   func(w *World) { w.net.channels[1].setBalance(amt - 1) },
+			wantIdx: 1, want: "temporary_channel_failure", update: true,
+		},
+		{
+			name:    "disabled",
+			world:   func(w *World) { w.net.channels[1].actual[0].IsDisabled = true },
+			wantIdx: 1, want: "channel_disabled", update: true,
+		},
+		{
+			name:    "below minimum",
+			world:   func(w *World) { w.net.channels[2].actual[0].MinHTLC = amt + 1 },
+			wantIdx: 2, want: "amount_below_minimum", update: true,
+		},
+		{
+			name:    "above maximum",
+			world:   func(w *World) { w.net.channels[1].actual[0].MaxHTLC = amt },
+			wantIdx: 1, want: "temporary_channel_failure", update: true,
+		},
+		{
+			name:    "stale fee",
+			world:   func(w *World) { w.net.channels[1].actual[0].FeeProportionalMillionths += 10 },
+			wantIdx: 1, want: "fee_insufficient", update: true,
+		},
+		{
+			name:    "stale cltv",
+			world:   func(w *World) { w.net.channels[2].actual[0].TimeLockDelta += 1 },
+			wantIdx: 2, want: "incorrect_cltv_expiry", update: true,
+		},
+		{
+			name:    "final amount",
+			mangle:  func(rt *route.Route) { rt.Hops[1].AmtToForward-- },
+			wantIdx: 3, want: "final_incorrect_htlc_amount",
+		},
+		{
+			name:    "final cltv mismatch",
+			mangle:  func(rt *route.Route) { rt.Hops[1].OutgoingTimeLock-- },
+			wantIdx: 3, want: "final_incorrect_cltv_expiry",
+		},
+		{
+			name:    "final cltv too soon",
+			mangle:  func(rt *route.Route) { rt.Hops[2].OutgoingTimeLock-- },
+			wantIdx: 3, want: "incorrect_or_unknown_payment_details",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := mustWorld(t, lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt)))
+			setAllBalances(w, 500_000_000)
+			rt := lineRoute(t, w, 3, amt)
+			if tc.world != nil {
+				tc.world(w)
+			}
+			if tc.mangle != nil {
+				tc.mangle(rt)
+			}
+			before := balances(w)
+			out := w.forward(rt, 40)
+			if out.failIdx != tc.wantIdx {
+				t.Fatalf("failing position %d (%v), want %d", out.failIdx, out.failure, tc.wantIdx)
+			}
+			if got := failureName(out.failure); got != tc.want {
+				t.Fatalf("failure %q, want %q", got, tc.want)
+			}
+			if (out.update != nil) != tc.update {
+				t.Fatalf("channel update present %v, want %v", out.update != nil, tc.update)
+			}
+			if err := w.net.checkConservation(); err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantIdx >= 0 {
+				if got := balances(w); got != before {
+					t.Fatalf("failed shard changed balances: %v -> %v", before, got)
+				}
+				return
+			}
+			if len(out.holds) != 3 {
+				t.Fatalf("%d holds, want 3", len(out.holds))
+			}
+			w.settle(out.holds)
+			if got := w.net.channels[2].local[1]; got != 500_000_000+amt {
+				t.Fatalf("receiver side after settle %d, want %d", got, 500_000_000+amt)
+			}
+		})
+	}
+}
+
+// balances is a comparable snapshot of every channel's two sides.
+func balances(w *World) [8][2]lnwire.MilliSatoshi {
+	var out [8][2]lnwire.MilliSatoshi
+	for i := range w.net.channels {
+		out[i] = w.net.channels[i].local
+	}
+	return out
+}
+
+// TestFailureUpdateCarriesActualPolicy checks that the channel update of a
+// fee failure tells the real fee, and that booking it corrects the gossip.
+func TestFailureUpdateCarriesActualPolicy(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(50_000_000)
+	w := mustWorld(t, lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt)))
+	setAllBalances(w, 500_000_000)
+	rt := lineRoute(t, w, 3, amt)
+	w.net.channels[1].actual[0].FeeProportionalMillionths = 900
+	out := w.forward(rt, 40)
+	fee, ok := out.failure.(*lnwire.FailFeeInsufficient)
+	if !ok {
+		t.Fatalf("failure %T, want fee insufficient", out.failure)
+	}
+	if fee.Update.FeeRate != 900 || fee.Update.ShortChannelID.ToUint64() != w.net.channels[1].id {
+		t.Fatalf("update %+v does not carry the actual policy", fee.Update)
+	}
+	w.net.channels[out.updateCh].applyUpdate(out.updateDir, out.update)
+	if got := w.net.channels[1].announced[0].FeeProportionalMillionths; got != 900 {
+		t.Fatalf("gossip fee rate %d after the update, want 900", got)
+	}
+	// A route built from the corrected gossip now passes.
+	if out := w.forward(lineRoute(t, w, 3, amt), 40); out.failIdx != -1 {
+		t.Fatalf("route after the update failed at %d: %v", out.failIdx, out.failure)
+	}
+}

@@ -1,0 +1,404 @@
+package sim
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+	"github.com/routesim-evolve/routesim/scenario"
+)
+
+// TestRunExamplesConserveFunds plays every example arena with conservation
+// checked after each payment, twice, and wants identical results.
+func TestRunExamplesConserveFunds(t *testing.T) {
+	for _, name := range exampleScenarios {
+		t.Run(name, func(t *testing.T) {
+			sc := loadExample(t, name)
+			var first []byte
+			for run := 0; run < 2; run++ {
+				res, err := Run(sc, newHopRouter, Options{RouterName: "hop", CheckConservation: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Totals.Payments != len(sc.Payments) || res.Totals.Attempts == 0 {
+					t.Fatalf("implausible totals %+v", res.Totals)
+				}
+				data, _ := json.Marshal(res)
+				if run == 0 {
+					first = data
+				} else if string(data) != string(first) {
+					t.Fatal("two runs of one scenario differ")
+				}
+			}
+		})
+	}
+}
+
+// TestAtomicHoldAndRelease checks that arrived shards of an atomic payment
+// hold liquidity until the payment ends, settle together on success, and
+// are released (no fee, nothing moved) on failure.
+func TestAtomicHoldAndRelease(t *testing.T) {
+	const part = lnwire.MilliSatoshi(40_000_000)
+	for _, complete := range []bool{true, false} {
+		sc := lineScenario(3, 1_000_000, testPolicy(1000, 100, 40), uint64(2*part))
+		sc.AtomicMPP, sc.Arena = true, scenario.ArenaAtomicMPP
+		w := mustWorld(t, sc)
+		setAllBalances(w, 500_000_000)
+		before := balances(w)
+		routes := []*route.Route{lineRoute(t, w, 2, part)}
+		if complete {
+			routes = append(routes, lineRoute(t, w, 2, part))
+		}
+		r := &scriptedRouter{routes: routes}
+		factory := func(routing.SimNetworkView, route.Vertex, map[uint64]lnwire.MilliSatoshi,
+			*routing.SimPaymentSpec) (routing.SimRouter, error) {
+			return r, nil
+		}
+		res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		if err := w.checkSettled(); err != nil {
+			t.Fatal(err)
+		}
+		if res.Success != complete {
+			t.Fatalf("complete=%v: success %v (%s)", complete, res.Success, res.FailureReason)
+		}
+		after := balances(w)
+		if !complete {
+			if after != before || res.FeeMsat != 0 || res.DeliveredMsat != 0 {
+				t.Fatalf("failed atomic payment moved funds or paid fees: %+v", res)
+			}
+			if res.AttemptLog[0].Outcome != "held" {
+				t.Fatalf("first shard outcome %q, want held", res.AttemptLog[0].Outcome)
+			}
+			continue
+		}
+		if got := after[1][1] - before[1][1]; got != 2*part {
+			t.Fatalf("receiver gained %d, want %d", got, 2*part)
+		}
+		if res.FeeMsat == 0 {
+			t.Fatal("successful payment paid no fee")
+		}
+	}
+}
+
+// TestSiblingShardsContend checks that a shard meets the liquidity its
+// sibling in flight holds.
+func TestSiblingShardsContend(t *testing.T) {
+	const part = lnwire.MilliSatoshi(40_000_000)
+	sc := lineScenario(3, 1_000_000, testPolicy(1000, 100, 40), uint64(2*part))
+	sc.AtomicMPP, sc.Arena = true, scenario.ArenaAtomicMPP
+	w := mustWorld(t, sc)
+	setAllBalances(w, 500_000_000)
+	w.net.channels[1].setBalance(part + part/2) // room for one shard only
+	first, second := w.forward(lineRoute(t, w, 2, part), 40), w.forward(lineRoute(t, w, 2, part), 40)
+	if first.failIdx != -1 {
+		t.Fatalf("first shard failed: %v", first.failure)
+	}
+	if second.failIdx != 1 || failureName(second.failure) != "temporary_channel_failure" {
+		t.Fatalf("second shard: position %d %v, want a liquidity failure at 1",
+			second.failIdx, second.failure)
+	}
+	w.release(first.holds)
+	if err := w.checkSettled(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInvalidRoutes checks that the runner refuses routes a payment may not
+// send, and says why.
+func TestInvalidRoutes(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(10_000_000)
+	tests := []struct {
+		name   string
+		mangle func(rt *route.Route)
+	}{
+		{"no hops", func(rt *route.Route) { rt.Hops = nil }},
+		{"wrong source", func(rt *route.Route) { rt.SourcePubKey = testVertex(2) }},
+		{"unknown channel", func(rt *route.Route) { rt.Hops[1].ChannelID = 42 }},
+		{"wrong hop node", func(rt *route.Route) { rt.Hops[0].PubKeyBytes = testVertex(2) }},
+		{"short of target", func(rt *route.Route) { rt.Hops = rt.Hops[:2] }},
+		{"too much", func(rt *route.Route) { rt.Hops[2].AmtToForward = 2 * amt }},
+		{"over fee budget", func(rt *route.Route) { rt.TotalAmount += 10_000_000 }},
+		{"over cltv limit", func(rt *route.Route) { rt.TotalTimeLock += 5000 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
+			w := mustWorld(t, sc)
+			rt := lineRoute(t, w, 3, amt)
+			tc.mangle(rt)
+			r := &scriptedRouter{routes: []*route.Route{rt}}
+			factory := func(routing.SimNetworkView, route.Vertex, map[uint64]lnwire.MilliSatoshi,
+				*routing.SimPaymentSpec) (routing.SimRouter, error) {
+				return r, nil
+			}
+			res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+			if res.FailureReason != ReasonInvalidRoute || res.Error == "" || res.Attempts != 0 {
+				t.Fatalf("got reason %q error %q attempts %d", res.FailureReason, res.Error, res.Attempts)
+			}
+		})
+	}
+}
+
+// TestAttemptLimitAndGiveUp checks the two ordinary ends of a failing
+// payment.
+func TestAttemptLimitAndGiveUp(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(10_000_000)
+	sc := lineScenario(3, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
+	sc.Defaults.MaxAttempts = 3
+	w := mustWorld(t, sc)
+	w.net.channels[1].setBalance(0) // node 1 can never forward
+	var routes []*route.Route
+	for i := 0; i < 5; i++ {
+		routes = append(routes, lineRoute(t, w, 2, amt))
+	}
+	for _, tc := range []struct {
+		routes []*route.Route
+		want   string
+		tries  int
+	}{
+		{routes, ReasonAttemptsExhausted, 3},
+		{routes[:2], ReasonRouterGaveUp, 2},
+	} {
+		r := &scriptedRouter{routes: tc.routes}
+		factory := func(routing.SimNetworkView, route.Vertex, map[uint64]lnwire.MilliSatoshi,
+			*routing.SimPaymentSpec) (routing.SimRouter, error) {
+			return r, nil
+		}
+		res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		if res.FailureReason != tc.want || res.Attempts != tc.tries || len(r.results) != tc.tries {
+			t.Fatalf("reason %q after %d attempts (%d reports), want %q after %d",
+				res.FailureReason, res.Attempts, len(r.results), tc.want, tc.tries)
+		}
+	}
+}
+
+// TestAttributionRates draws many attempts and wants each degradation kind
+// within tolerance of its configured rate, and checks how each kind is
+// applied to a report.
+func TestAttributionRates(t *testing.T) {
+	sc := loadExample(t, "attribution-example.json")
+	sc.Attribution = scenario.Attribution{StrippedRate: 0.1, ShiftBeforeRate: 0.05, ShiftAfterRate: 0.15}
+	w := mustWorld(t, sc)
+	const n = 40000
+	counts := map[string]int{}
+	for p := 0; p < n/40; p++ {
+		for k := 0; k < 40; k++ {
+			counts[w.drawAttribution(p, k).kind]++
+		}
+	}
+	want := map[string]float64{degradeStripped: 0.1, degradeShiftBefore: 0.05,
+		degradeShiftAfter: 0.15, degradeNone: 0.7}
+	for kind, rate := range want {
+		got := float64(counts[kind]) / n
+		tol := 4 * math.Sqrt(rate*(1-rate)/n)
+		if math.Abs(got-rate) > tol {
+			t.Errorf("%s drawn %.4f of attempts, want %.4f ± %.4f", kind, got, rate, tol)
+		}
+	}
+}
+
+func TestAttributionApplied(t *testing.T) {
+	sc := lineScenario(5, 1_000_000, testPolicy(1000, 100, 40), 1000)
+	w := mustWorld(t, sc)
+	rt := lineRoute(t, w, 4, 10_000_000)
+	fail := func(idx int) forwardOutcome {
+		return forwardOutcome{failIdx: idx, failure: lnwire.NewTemporaryChannelFailure(nil)}
+	}
+	tests := []struct {
+		name    string
+		out     forwardOutcome
+		kind    string
+		wantIdx int
+		applied string
+	}{
+		{"success is truthful", forwardOutcome{failIdx: -1}, degradeStripped, -1, degradeNone},
+		{"local failure is truthful", fail(0), degradeStripped, 0, degradeNone},
+		{"stripped", fail(2), degradeStripped, -1, degradeStripped},
+		{"shift before", fail(2), degradeShiftBefore, 1, degradeShiftBefore},
+		{"shift before stops at the first hop", fail(1), degradeShiftBefore, 1, degradeNone},
+		{"shift after", fail(2), degradeShiftAfter, 3, degradeShiftAfter},
+		{"shift after stops at the receiver", fail(4), degradeShiftAfter, 4, degradeNone},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, applied := w.report(rt, tc.out, attributionDraw{kind: tc.kind, nodeSeed: 3})
+			if res.FailureSourceIdx != tc.wantIdx || applied != tc.applied {
+				t.Fatalf("reported position %d kind %s, want %d %s",
+					res.FailureSourceIdx, applied, tc.wantIdx, tc.applied)
+			}
+			if tc.applied == degradeStripped {
+				if _, ok := res.Failure.(routing.UnreadableFailure); !ok {
+					t.Fatalf("stripped failure carries %T", res.Failure)
+				}
+				for i := 0; i <= len(rt.Hops); i++ {
+					if routeNode(rt, i) == res.FailureSource {
+						t.Fatal("stripped failure blamed a node on the route")
+					}
+				}
+				return
+			}
+			if tc.wantIdx >= 0 && res.FailureSource != routeNode(rt, tc.wantIdx) {
+				t.Fatal("failure source does not match its index")
+			}
+		})
+	}
+}
+
+// TestCommonRandomNumbers checks that what a router does changes none of
+// the draws: two worlds of one scenario start alike, and after different
+// payments they still play the same background events and draw the same
+// attribution for every attempt.
+func TestCommonRandomNumbers(t *testing.T) {
+	sc := loadExample(t, "drift-example.json")
+	sc.Attribution = scenario.Attribution{StrippedRate: 0.2}
+	a, b := mustWorld(t, sc), mustWorld(t, sc)
+	for i := range a.net.channels {
+		ca, cb := &a.net.channels[i], &b.net.channels[i]
+		if ca.local != cb.local || *ca.actualOr() != *cb.actualOr() {
+			t.Fatalf("channel %d drawn differently", i)
+		}
+	}
+	var evA, evB []trafficEvent
+	a.traffic.observe = func(e trafficEvent) { evA = append(evA, e) }
+	b.traffic.observe = func(e trafficEvent) { evB = append(evB, e) }
+	// World a makes a payment (its rounds play traffic too); b does not.
+	pay := a.runPayment(0, sc.Payments[0], newHopRouter, &gossipView{a}, &stopwatch{})
+	if pay.Attempts == 0 {
+		t.Fatal("the payment made no attempt")
+	}
+	horizon := sc.StartTime.Add(3 * time.Hour)
+	a.advanceTo(horizon)
+	b.advanceTo(horizon)
+	if len(evA) == 0 || len(evA) != len(evB) {
+		t.Fatalf("worlds played %d and %d events", len(evA), len(evB))
+	}
+	for i := range evA {
+		if evA[i] != evB[i] {
+			t.Fatalf("event %d differs: %+v vs %+v", i, evA[i], evB[i])
+		}
+	}
+	for p := 0; p < 5; p++ {
+		for k := 0; k < 20; k++ {
+			if a.drawAttribution(p, k) != b.drawAttribution(p, k) {
+				t.Fatalf("attribution draw %d/%d differs", p, k)
+			}
+		}
+	}
+}
+
+// actualOr is the node-1 actual policy, or an empty one.
+func (c *channel) actualOr() *routing.CachedEdgePolicy {
+	if c.actual[0] == nil {
+		return &routing.CachedEdgePolicy{}
+	}
+	return c.actual[0]
+}
+
+// TestLiquidityDraws checks the bimodal and uniform mix: with capacities far
+// above the scale, bimodal balances sit near an end, and only uniform ones
+// fall in the middle half.
+func TestLiquidityDraws(t *testing.T) {
+	const n = 4000
+	g := &scenario.Graph{Format: scenario.FormatGraph}
+	for i := 0; i <= n; i++ {
+		g.Nodes = append(g.Nodes, scenario.Node{ID: testNode(i)})
+	}
+	for i := 1; i <= n; i++ {
+		g.Channels = append(g.Channels, scenario.Channel{SCID: testSCID(i), Node1: testNode(0),
+			Node2: testNode(i), CapacitySat: 10_000_000})
+	}
+	for _, uniform := range []float64{0, 0.3} {
+		sc := baseScenario(g, testNode(1))
+		sc.Liquidity = scenario.Liquidity{BimodalScaleSat: 300_000, UniformShare: uniform}
+		w := mustWorld(t, sc)
+		middle, nearEnd := 0, 0
+		for i := range w.net.channels {
+			c := &w.net.channels[i]
+			if c.direction(w.source) >= 0 {
+				continue
+			}
+			frac := float64(c.local[0]) / float64(c.capacity)
+			switch {
+			case frac > 0.25 && frac < 0.75:
+				middle++
+			case frac < 0.1 || frac > 0.9:
+				nearEnd++
+			}
+		}
+		wantMiddle := uniform * 0.5 * n
+		if math.Abs(float64(middle)-wantMiddle) > 4*math.Sqrt(wantMiddle+1)+2 {
+			t.Errorf("uniform share %v: %d balances in the middle half, want about %.0f", uniform, middle, wantMiddle)
+		}
+		if wantNear := (1 - uniform) * n; float64(nearEnd) < 0.95*wantNear {
+			t.Errorf("uniform share %v: %d balances near an end, want at least %.0f", uniform, nearEnd, 0.95*wantNear)
+		}
+	}
+}
+
+// TestStaleGossip checks that the configured share of policies is stale and
+// that stale policies only ever ask for more than they announce.
+func TestStaleGossip(t *testing.T) {
+	sc := loadExample(t, "base-example.json")
+	sc.Gossip = scenario.Gossip{StaleShare: 0.3, StaleFeeRateFactor: 2, StaleBaseFeeAddMsat: 1000, StaleCltvAdd: 40}
+	w := mustWorld(t, sc)
+	stale, total := 0, 0
+	for i := range w.net.channels {
+		c := &w.net.channels[i]
+		for d := 0; d < 2; d++ {
+			ann, act := c.announced[d], c.actual[d]
+			if ann == nil {
+				continue
+			}
+			total++
+			if act.FeeBaseMSat < ann.FeeBaseMSat || act.FeeProportionalMillionths < ann.FeeProportionalMillionths ||
+				act.TimeLockDelta < ann.TimeLockDelta {
+				t.Fatalf("channel %d direction %d asks less than announced", c.id, d)
+			}
+			if *act != *ann {
+				stale++
+			}
+		}
+	}
+	got := float64(stale) / float64(total)
+	if math.Abs(got-0.3) > 4*math.Sqrt(0.3*0.7/float64(total)) {
+		t.Fatalf("%.3f of %d policies stale, want 0.3", got, total)
+	}
+}
+
+// TestTrafficMovesRemoteLiquidity checks that background traffic moves
+// remote balances at about the configured rate, never the sender's own, and
+// conserves funds.
+func TestTrafficMovesRemoteLiquidity(t *testing.T) {
+	sc := loadExample(t, "drift-example.json")
+	w := mustWorld(t, sc)
+	before := make([][2]lnwire.MilliSatoshi, len(w.net.channels))
+	for i := range w.net.channels {
+		before[i] = w.net.channels[i].local
+	}
+	const hours = 4
+	w.advanceTo(sc.StartTime.Add(hours * time.Hour))
+	want := sc.Traffic.EventsPerHour * hours
+	if got := float64(w.traffic.played); math.Abs(got-want) > 4*math.Sqrt(want) {
+		t.Fatalf("played %v events in %d hours, want about %v", got, hours, want)
+	}
+	moved := 0
+	for i := range w.net.channels {
+		c := &w.net.channels[i]
+		if c.local != before[i] {
+			if c.direction(w.source) >= 0 {
+				t.Fatalf("traffic moved the sender's channel %d", c.id)
+			}
+			moved++
+		}
+	}
+	if moved < len(w.net.channels)/2 {
+		t.Fatalf("traffic moved only %d of %d channels", moved, len(w.net.channels))
+	}
+	if err := w.checkSettled(); err != nil {
+		t.Fatal(err)
+	}
+}
