@@ -1,0 +1,1 @@
+"""Statistics and reports: paired comparisons of routers across scenarios."""
