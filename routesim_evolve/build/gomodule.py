@@ -1,0 +1,129 @@
+"""Where the Go module and toolchain are, and what identifies a build of them.
+
+Every cache key in this package starts from `module_fingerprint`: a hash of the
+module's sources (other than the candidate's slot, unless asked), go.mod,
+go.sum and the allow-list, so that editing the simulator invalidates every
+binary and every reference result built from it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+#: The candidate's slot in the routesim command, relative to the module.
+CANDIDATE_SLOT = Path("cmd/routesim/candidate_impl.go")
+
+#: The routesim command's package, as `go build` names it.
+ROUTESIM_PACKAGE = "./cmd/routesim"
+
+#: The build tag that keeps lnd's routing stack out of a candidate's link.
+NOLND_TAG = "routesim_nolnd"
+
+
+class GoToolchainError(RuntimeError):
+    """The Go toolchain is missing or does not work: a harness problem, never
+    the candidate's."""
+
+
+def go_module_dir() -> Path:
+    """The Go module: $ROUTESIM_GO_DIR, else the repository's go/ folder."""
+    env = os.environ.get("ROUTESIM_GO_DIR")
+    if env:
+        return Path(env).resolve()
+    return (Path(__file__).resolve().parents[2] / "go").resolve()
+
+
+def cache_root() -> Path:
+    """The cache folder: $ROUTESIM_CACHE_DIR, else ~/.cache/routesim-evolve."""
+    env = os.environ.get("ROUTESIM_CACHE_DIR")
+    root = Path(env) if env else Path.home() / ".cache" / "routesim-evolve"
+    return root.resolve()
+
+
+@functools.cache
+def go_binary() -> str:
+    """The go command: $ROUTESIM_GO, else `go` on PATH."""
+    found = os.environ.get("ROUTESIM_GO") or shutil.which("go")
+    if not found:
+        raise GoToolchainError("no `go` on PATH (set ROUTESIM_GO)")
+    return found
+
+
+def build_env(*, home: Path | None = None) -> dict[str, str]:
+    """The environment of `go build`: the caller's, with everything pinned
+    that would make a build fetch, depend on cgo, or differ between workers."""
+    env = dict(os.environ)
+    env.update(
+        CGO_ENABLED="0",
+        GOFLAGS="-mod=readonly -buildvcs=false",
+        GOPROXY="off",
+        GOTOOLCHAIN="local",
+        GOWORK="off",
+    )
+    if home is not None:
+        env["HOME"] = str(home)
+    return env
+
+
+@functools.cache
+def go_version() -> str:
+    """`go version`'s output, part of every binary's key."""
+    try:
+        out = subprocess.run(
+            [go_binary(), "version"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+            env=build_env(),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GoToolchainError(f"`go version` failed: {exc}") from exc
+    return out.stdout.strip()
+
+
+def _module_files(go_dir: Path, include_candidate: bool) -> Iterator[Path]:
+    """The files a routesim build depends on, sorted: Go sources (not tests),
+    go.mod, go.sum and the allow-list."""
+    files: list[Path] = []
+    for path in go_dir.rglob("*"):
+        rel = path.relative_to(go_dir)
+        if any(part.startswith(".") or part == "testdata" for part in rel.parts):
+            continue
+        if path.suffix == ".go" and not path.name.endswith("_test.go"):
+            if rel == CANDIDATE_SLOT and not include_candidate:
+                continue
+            files.append(path)
+    files += [go_dir / "go.mod", go_dir / "go.sum", go_dir / "cmd/candcheck/allowlist.json"]
+    return iter(sorted(p for p in files if p.is_file()))
+
+
+_fingerprints: dict[tuple[object, ...], str] = {}
+_fingerprints_lock = threading.Lock()
+
+
+def module_fingerprint(go_dir: Path | None = None, *, include_candidate: bool = False) -> str:
+    """sha256 of the module's build inputs. Memoised on the files' stat
+    signatures, because every build and every reference look-up asks."""
+    go_dir = (go_dir or go_module_dir()).resolve()
+    files = list(_module_files(go_dir, include_candidate))
+    stats = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    memo_key = (str(go_dir), include_candidate, stats)
+    with _fingerprints_lock:
+        if memo_key in _fingerprints:
+            return _fingerprints[memo_key]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(go_dir)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    fingerprint = digest.hexdigest()
+    with _fingerprints_lock:
+        _fingerprints[memo_key] = fingerprint
+    return fingerprint
