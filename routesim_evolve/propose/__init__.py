@@ -1,0 +1,1 @@
+"""Proposers: where new candidates come from (offline knob search, LM reflection)."""

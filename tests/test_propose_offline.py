@@ -1,0 +1,105 @@
+"""The offline proposer's knob parsing and its seeded, feedback-guided search."""
+
+import pytest
+
+from routesim_evolve.propose.offline import OfflineProposer
+from routesim_evolve.propose.tunables import find_tunables, set_value
+
+SOURCE = """package main
+
+const (
+	minShardMsat = 10_000_000 // evolve:tunable [1_000_000, 100_000_000] retry
+	penalty      = 0.25       // evolve:tunable success
+	maxHops int  = 20         // evolve:tunable
+	splitRule    = "halving"  // evolve:choice halving|capacity|probability success
+	untouched    = 7          // not marked
+)
+"""
+
+
+def test_find_tunables_reads_values_bounds_and_axes():
+    knobs = {k.name: k for k in find_tunables(SOURCE)}
+    assert set(knobs) == {"minShardMsat", "penalty", "maxHops", "splitRule"}
+    shard = knobs["minShardMsat"]
+    assert (shard.value, shard.is_int, shard.low, shard.high) == (1e7, True, 1e6, 1e8)
+    assert shard.axis == "retry_efficiency"
+    assert knobs["penalty"].axis == "success" and not knobs["penalty"].is_int
+    assert (knobs["maxHops"].low, knobs["maxHops"].high) == (2.0, 200.0)
+    assert knobs["splitRule"].options == ["halving", "capacity", "probability"]
+
+
+def test_set_value_rewrites_only_the_literal():
+    knobs = {k.name: k for k in find_tunables(SOURCE)}
+    out = set_value(SOURCE, knobs["penalty"], 0.5)
+    assert "penalty      = 0.5       // evolve:tunable success" in out
+    out = set_value(out, knobs["splitRule"], "capacity")
+    assert 'splitRule    = "capacity"  // evolve:choice' in out
+    out = set_value(out, knobs["maxHops"], 12.4)
+    assert "maxHops int  = 12 " in out
+    assert out.count("\n") == SOURCE.count("\n")
+
+
+def test_set_value_refuses_a_moved_line():
+    knob = find_tunables(SOURCE)[0]
+    with pytest.raises(ValueError, match="minShardMsat"):
+        set_value("package main\n\n\n\n", knob, 5)
+
+
+def test_proposals_are_reproducible_and_stay_in_bounds():
+    runs = []
+    for _ in range(2):
+        proposer = OfflineProposer(seed=3)
+        parent, children = SOURCE, []
+        for _ in range(20):
+            child = proposer.propose(parent, [])
+            assert child is not None and child != parent
+            children.append(child)
+            parent = child  # accept everything
+        runs.append(children)
+    assert runs[0] == runs[1]
+    for child in runs[0]:
+        for k in find_tunables(child):
+            if k.kind == "number":
+                assert k.low <= k.value <= k.high
+
+
+def test_no_knobs_means_no_proposal():
+    assert OfflineProposer().propose("package main\n", []) is None
+
+
+def _first_moves_of_fee_knob(feedback: list[dict]) -> int:
+    """Over many fresh proposers, how often the first move turns the fee knob."""
+    source = SOURCE.replace("retry\n", "fee\n")
+    moved = 0
+    for seed in range(200):
+        child = OfflineProposer(seed=seed).propose(source, feedback)
+        moved += "10_000_000" not in child.split("minShardMsat = ")[1][:12]
+    return moved
+
+
+def _feedback(mine: dict[str, float], lnd: dict[str, float]) -> list[dict]:
+    return [{"Scores (Higher is Better)": mine, "lnd_scores": {"lnd-apriori": lnd}}]
+
+
+def test_feedback_steers_toward_the_weakest_axis():
+    """Fees far behind lnd: the fee knob moves first far more often than
+    when success is what trails."""
+    par = {"success": 1.0, "retry_efficiency": 1.0, "fee_efficiency": 0.9}
+    fees_behind = _feedback({**par, "fee_efficiency": 0.1}, par)
+    success_behind = _feedback({**par, "success": 0.5}, par)
+    assert _first_moves_of_fee_knob(fees_behind) > 2 * _first_moves_of_fee_knob(success_behind)
+
+
+def test_accepted_moves_are_repeated_in_the_same_direction():
+    proposer = OfflineProposer(seed=5)
+    source = "package main\n\nconst x = 100 // evolve:tunable [1, 100000]\n"
+    child = proposer.propose(source, [])
+    went_up = find_tunables(child)[0].value > 100
+    for _ in range(5):
+        grandchild = proposer.propose(child, [])  # child came back: accepted
+        up = find_tunables(grandchild)[0].value > find_tunables(child)[0].value
+        child = grandchild
+        if up == went_up:
+            break
+    else:
+        pytest.fail("an accepted direction was never repeated")
