@@ -31,7 +31,9 @@ import (
 // clock reading the scenario's virtual time into that field (through
 // reflect, as the field is unexported). Then every stamp, every `now` the
 // estimators see, the second-chance interval and the relax interval are on
-// the virtual clock, exactly as if lnd ran in the scenario's time.
+// the virtual clock, as if lnd ran in the scenario's time. The one liberty
+// taken is ResultAge: queries read the clock a millisecond after the
+// virtual instant at which results are stamped (see there).
 //
 // Should the field ever be missing (another lnd version), the reference
 // falls back to a time mapping: the estimator wrappers below replace `now`
@@ -40,11 +42,27 @@ import (
 // readings). That fallback cannot reach the second-chance and relax
 // intervals, which then stay on the wall clock.
 
+// ResultAge is how much later than a result's report mission control is
+// next queried. lnd stamps a result when its lifecycle handles it and
+// queries mission control a few milliseconds later, when it looks for the
+// next route; the simulator reports a round's results and asks for the
+// next routes at the same virtual instant. Were the age exactly zero, the
+// bimodal estimator would ignore a fresh failure recorded at amount 0
+// (node failures, unreadable failures): at age zero its decayed fail
+// amount is 0, which it treats as no information, while at any positive
+// age it rules out every amount above a few msat, as in lnd. So mission
+// control stamps reports at the virtual time and estimates at the virtual
+// time plus ResultAge. One millisecond moves nothing else measurably (the
+// apriori penalty half-life is an hour, the bimodal decay time a week).
+const ResultAge = time.Millisecond
+
 // virtualClock is a clock.Clock reading the scenario's virtual time from the
-// gossip view of the run.
+// gossip view of the run: the view's time while a result is reported,
+// ResultAge later otherwise.
 type virtualClock struct {
-	mu   sync.Mutex
-	view routing.SimNetworkView
+	mu        sync.Mutex
+	view      routing.SimNetworkView
+	reporting bool
 
 	// mapping is on in the fallback mode; marks then holds, for each
 	// report made to mission control, the wall-clock interval of the call
@@ -69,18 +87,31 @@ func (c *virtualClock) setView(view routing.SimNetworkView) {
 	c.mu.Unlock()
 }
 
-// Now is the virtual time (the zero time before any view was set).
+// Now is the virtual time while a result is reported, ResultAge later
+// otherwise (the zero time before any view was set).
 func (c *virtualClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.nowLocked()
+	if c.reporting {
+		return c.virtualLocked()
+	}
+	return c.queryTimeLocked()
 }
 
-func (c *virtualClock) nowLocked() time.Time {
+// virtualLocked is the view's time.
+func (c *virtualClock) virtualLocked() time.Time {
 	if c.view == nil {
 		return time.Time{}
 	}
 	return c.view.Now()
+}
+
+// queryTimeLocked is the time mission control is queried at.
+func (c *virtualClock) queryTimeLocked() time.Time {
+	if c.view == nil {
+		return time.Time{}
+	}
+	return c.view.Now().Add(ResultAge)
 }
 
 // TickAfter is part of clock.Clock; mission control does not call it. It
@@ -96,12 +127,19 @@ func (c *virtualClock) startMapping() {
 	c.mu.Unlock()
 }
 
-// report runs one report to mission control; in the fallback mode it
-// records the wall-clock interval the report's stamp falls in.
+// report runs one report to mission control, during which the clock reads
+// the view's time; in the fallback mode it records the wall-clock interval
+// the report's stamp falls in.
 func (c *virtualClock) report(f func()) {
 	c.mu.Lock()
 	mapping := c.mapping
+	c.reporting = true
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.reporting = false
+		c.mu.Unlock()
+	}()
 	if !mapping {
 		f()
 		return
@@ -110,7 +148,7 @@ func (c *virtualClock) report(f func()) {
 	f()
 	to := time.Now().Round(0)
 	c.mu.Lock()
-	c.marks = append(c.marks, timeMark{from: from, to: to, at: c.nowLocked()})
+	c.marks = append(c.marks, timeMark{from: from, to: to, at: c.virtualLocked()})
 	c.mu.Unlock()
 }
 
@@ -128,17 +166,17 @@ func (c *virtualClock) estimatorInputs(now time.Time,
 	}
 	mapped := make(lndrouting.NodeResults, len(results))
 	for node, r := range results {
-		r.FailTime = c.virtualLocked(r.FailTime)
-		r.SuccessTime = c.virtualLocked(r.SuccessTime)
+		r.FailTime = c.mapStampLocked(r.FailTime)
+		r.SuccessTime = c.mapStampLocked(r.SuccessTime)
 		mapped[node] = r
 	}
-	return c.nowLocked(), mapped
+	return c.queryTimeLocked(), mapped
 }
 
-// virtualLocked maps a wall-clock stamp to the virtual time of the report
+// mapStampLocked maps a wall-clock stamp to the virtual time of the report
 // whose call interval holds it (the last report started before it). The
 // zero time, which means "never", stays zero.
-func (c *virtualClock) virtualLocked(wall time.Time) time.Time {
+func (c *virtualClock) mapStampLocked(wall time.Time) time.Time {
 	if wall.IsZero() || len(c.marks) == 0 {
 		return wall
 	}
