@@ -302,8 +302,8 @@ func TestFinalFailureEndsPayment(t *testing.T) {
 	}{
 		{"incorrect payment details", func(t *testing.T) *route.Route { return testRoute(t, 1000) },
 			&routing.SimAttemptResult{
-				Failure:          lnwire.NewFailIncorrectDetails(1000, 800_000),
-				FailureSource:    nodeC, FailureSourceIdx: 3,
+				Failure:       lnwire.NewFailIncorrectDetails(1000, 800_000),
+				FailureSource: nodeC, FailureSourceIdx: 3,
 			}, true},
 		{"unreadable on a direct route", direct,
 			&routing.SimAttemptResult{
@@ -311,8 +311,8 @@ func TestFinalFailureEndsPayment(t *testing.T) {
 			}, true},
 		{"liquidity miss", func(t *testing.T) *route.Route { return testRoute(t, 1000) },
 			&routing.SimAttemptResult{
-				Failure:          lnwire.NewTemporaryChannelFailure(nil),
-				FailureSource:    nodeA, FailureSourceIdx: 1,
+				Failure:       lnwire.NewTemporaryChannelFailure(nil),
+				FailureSource: nodeA, FailureSourceIdx: 1,
 			}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
