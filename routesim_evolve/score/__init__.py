@@ -1,0 +1,1 @@
+"""Scoring: turn simulator results into scores and diagnostic feedback."""

@@ -1,0 +1,78 @@
+"""The three score axes of a router on one scenario, and the combined score.
+
+- success: the share of payments delivered in full. It leads the score: a
+  router that saves fees by failing payments must never look better.
+- retry_efficiency: over delivered payments, the share of attempts that
+  arrived (parts / attempts): 1.0 when no attempt was wasted, whatever the
+  number of parts.
+- fee_efficiency: over delivered payments, the share of the fee budget left
+  unspent (1 − fee / fee limit).
+
+Both secondary axes count only delivered payments, so each axis measures one
+thing; a scenario with no delivered payment scores 0 on all three.
+
+The combined score of a scenario with N payments is
+
+    (delivered + EFFICIENCY_WEIGHT·retry + EFFICIENCY_WEIGHT·fee) / (N + 1)
+
+Efficiency is worth at most one payment, so one more delivered payment
+always counts at least as much as any gain in efficiency: success leads.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from routesim_evolve.simulate.result import Result
+
+# Each secondary axis is worth at most half a payment.
+EFFICIENCY_WEIGHT = 0.5
+
+AXES = ("success", "retry_efficiency", "fee_efficiency")
+
+
+class ScoreAxes(BaseModel):
+    """One router's score on one scenario, by axis and combined."""
+
+    success: float
+    retry_efficiency: float
+    fee_efficiency: float
+    payments: int = 0
+
+    @property
+    def score(self) -> float:
+        if self.payments <= 0:
+            return 0.0
+        efficiency = EFFICIENCY_WEIGHT * (self.retry_efficiency + self.fee_efficiency)
+        return (self.success * self.payments + efficiency) / (self.payments + 1)
+
+    def as_dict(self) -> dict[str, float]:
+        """The axes by name, as GEPA's per-objective frontier wants them."""
+        return {axis: getattr(self, axis) for axis in AXES}
+
+
+ZERO = ScoreAxes(success=0.0, retry_efficiency=0.0, fee_efficiency=0.0)
+
+
+def score_result(result: Result) -> ScoreAxes:
+    """Score one result on the three axes."""
+    payments = result.payments
+    if not payments:
+        return ZERO
+    delivered = [p for p in payments if p.success]
+    if not delivered:
+        return ZERO
+    retry = sum(p.parts / max(p.attempts, 1) for p in delivered) / len(delivered)
+    fee = sum(_fee_left(p.fee_msat, p.fee_limit_msat) for p in delivered) / len(delivered)
+    return ScoreAxes(
+        payments=len(payments),
+        success=len(delivered) / len(payments),
+        retry_efficiency=min(retry, 1.0),
+        fee_efficiency=fee,
+    )
+
+
+def _fee_left(fee_msat: int, limit_msat: int) -> float:
+    if limit_msat <= 0:
+        return 1.0 if fee_msat == 0 else 0.0
+    return max(0.0, 1.0 - fee_msat / limit_msat)

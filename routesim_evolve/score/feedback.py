@@ -1,0 +1,165 @@
+"""Diagnostic feedback: what the reflection model learns from one scenario.
+
+The feedback says where and why the candidate failed, most important first:
+how it compares with lnd, the payments lnd delivered and it did not, how its
+payments ended, where along the route its attempts failed, how the failure
+reports were degraded, and what it paid over lnd. It stays compact: the
+reflection prompt holds several scenarios at once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from routesim_evolve.score.axes import ScoreAxes, score_result
+from routesim_evolve.simulate.result import PaymentResult, Result
+
+# How many payments each list names at most.
+LIST_LIMIT = 5
+# How long an error text may be in the feedback.
+ERROR_CHARS = 160
+
+
+def describe_result(
+    result: Result, references: Mapping[str, Result], *, limit: int = LIST_LIMIT
+) -> str:
+    """Feedback on a candidate's result, with lnd's results for reference."""
+    sections = [
+        _headline(result, references),
+        _missed_payments(result, references, limit),
+        _endings(result),
+        _failures_by_position(result),
+        _degradation(result),
+        _fees_over_reference(result, references, limit),
+    ]
+    return "\n\n".join(s for s in sections if s)
+
+
+def _headline(result: Result, references: Mapping[str, Result]) -> str:
+    lines = [f"Scenario {result.scenario} (arena {result.arena}), {len(result.payments)} payments."]
+    for name, res in {"candidate": result, **references}.items():
+        lines.append(f"- {name}: {_summary(res, score_result(res))}")
+    return "\n".join(lines)
+
+
+def _summary(res: Result, axes: ScoreAxes) -> str:
+    t = res.totals
+    return (
+        f"delivered {t.succeeded}/{t.payments}, {t.attempts_per_payment:.1f} attempts/payment, "
+        f"fees {t.fee_ppm:.0f} ppm; score {axes.score:.3f} "
+        f"(success {axes.success:.2f}, retry {axes.retry_efficiency:.2f}, "
+        f"fee {axes.fee_efficiency:.2f})"
+    )
+
+
+def _missed_payments(result: Result, references: Mapping[str, Result], limit: int) -> str:
+    """Payments some lnd estimator delivered and the candidate did not."""
+    missed = []
+    for p in result.payments:
+        if p.success:
+            continue
+        by = [n for n, ref in references.items() if _delivered(ref, p.index)]
+        if by:
+            missed.append((p, by))
+    if not missed:
+        return ""
+    lines = [f"Payments lnd delivered and you did not ({len(missed)}):"]
+    for p, by in missed[:limit]:
+        lines.append(f"- {_payment_line(p)}; delivered by {', '.join(by)}")
+    if len(missed) > limit:
+        lines.append(f"- … and {len(missed) - limit} more")
+    return "\n".join(lines)
+
+
+def _delivered(ref: Result, index: int) -> bool:
+    return index < len(ref.payments) and ref.payments[index].success
+
+
+def _payment_line(p: PaymentResult) -> str:
+    sat = p.amount_msat // 1000
+    text = f"#{p.index} {sat:,} sat: {p.failure_reason or 'failed'} after {p.attempts} attempts"
+    if p.delivered_msat:
+        text += f" ({p.delivered_msat // 1000:,} sat arrived)"
+    if p.error:
+        text += f', error "{_clip(p.error)}"'
+    if p.failures:
+        codes = ", ".join(f"{code}×{n}" for code, n in Counter(p.failures).most_common(3))
+        text += f"; told: {codes}"
+    return text
+
+
+def _endings(result: Result) -> str:
+    """How failed payments ended, with their distinct errors."""
+    failed = [p for p in result.payments if not p.success]
+    if not failed:
+        return ""
+    reasons = Counter(p.failure_reason for p in failed)
+    counted = ", ".join(f"{r}×{n}" for r, n in reasons.most_common())
+    lines = [f"How failed payments ended: {counted}"]
+    errors = Counter(_clip(p.error) for p in failed if p.error)
+    lines += [f'- "{e}" ×{n}' for e, n in errors.most_common(3)]
+    return "\n".join(lines)
+
+
+def _failures_by_position(result: Result) -> str:
+    """True failure codes by where on the route they happened."""
+    table: Counter[tuple[str, str]] = Counter()
+    for p in result.payments:
+        for a in p.attempt_log:
+            if a.fail_idx >= 0:
+                table[(a.outcome, _position(a.fail_idx, a.hops))] += 1
+    if not table:
+        return ""
+    lines = ["Where attempts failed (true code @ position, count):"]
+    lines += [f"- {code} @ {pos}: {n}" for (code, pos), n in table.most_common(8)]
+    return "\n".join(lines)
+
+
+def _position(idx: int, hops: int) -> str:
+    if idx == 0:
+        return "sender (own channel)"
+    if idx == hops:
+        return "receiver"
+    return f"hop {idx} of {hops}"
+
+
+def _degradation(result: Result) -> str:
+    """How many failure reports were degraded, and how."""
+    failures = [a for p in result.payments for a in p.attempt_log if a.fail_idx >= 0]
+    degraded = Counter(a.degraded for a in failures if a.degraded and a.degraded != "none")
+    if not degraded:
+        return ""
+    total = sum(degraded.values())
+    kinds = ", ".join(f"{k}×{n}" for k, n in degraded.most_common())
+    return (
+        f"{total} of {len(failures)} failure reports were degraded ({kinds}): "
+        "stripped reports blame a node off the route with no code; shifted ones blame "
+        "the neighbour of the real failing node."
+    )
+
+
+def _fees_over_reference(result: Result, references: Mapping[str, Result], limit: int) -> str:
+    """Delivered payments where the candidate paid more than lnd did."""
+    ref = next(iter(references.values()), None)
+    if ref is None:
+        return ""
+    over = []
+    for p in result.payments:
+        if p.success and _delivered(ref, p.index):
+            extra = p.fee_msat - ref.payments[p.index].fee_msat
+            if extra > 0:
+                over.append((extra, p, ref.payments[p.index].fee_msat))
+    if not over:
+        return ""
+    over.sort(key=lambda item: (-item[0], item[1].index))
+    name = next(iter(references))
+    lines = [f"Payments where you paid more fees than {name} ({len(over)}):"]
+    for extra, p, ref_fee in over[:limit]:
+        lines.append(f"- #{p.index}: {p.fee_msat} msat vs {ref_fee} msat (+{extra})")
+    return "\n".join(lines)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 1] + "…"

@@ -1,0 +1,76 @@
+"""Score axes and feedback on results whose numbers are known."""
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from routesim_evolve.score.axes import ZERO, score_result
+from routesim_evolve.score.feedback import describe_result
+from routesim_evolve.simulate.result import Result
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "result-example.json"
+
+
+@pytest.fixture
+def result() -> Result:
+    return Result.model_validate_json(EXAMPLE.read_bytes())
+
+
+def _payment(index, *, success, attempts=1, parts=1, fee=0, limit=1000, reason=""):
+    return {
+        "index": index, "target": "02" + "00" * 32, "amount_msat": 1_000_000,
+        "delivered_msat": 1_000_000 if success else 0, "success": success,
+        "attempts": attempts, "parts": parts, "fee_msat": fee, "fee_limit_msat": limit,
+        "failure_reason": reason, "router_ns": 0, "attempt_log": [],
+    }
+
+
+def _result(payments, template: Result) -> Result:
+    data = template.model_dump()
+    data["payments"] = payments
+    return Result.model_validate(data)
+
+
+def test_axes_on_known_payments(result):
+    res = _result([
+        _payment(0, success=True, attempts=2, parts=1, fee=100, limit=1000),
+        _payment(1, success=True, attempts=3, parts=3, fee=0, limit=1000),
+        _payment(2, success=False, attempts=5, reason="attempts_exhausted"),
+        _payment(3, success=False, attempts=1, reason="router_gave_up"),
+    ], result)
+    axes = score_result(res)
+    assert axes.success == pytest.approx(0.5)
+    assert axes.retry_efficiency == pytest.approx((0.5 + 1.0) / 2)
+    assert axes.fee_efficiency == pytest.approx((0.9 + 1.0) / 2)
+    assert axes.score == pytest.approx((2 + 0.5 * 0.75 + 0.5 * 0.95) / 5)
+
+
+def test_nothing_delivered_scores_zero(result):
+    res = _result([_payment(0, success=False, attempts=4, reason="router_gave_up")], result)
+    assert score_result(res) == ZERO
+
+
+def test_success_leads_the_score(result):
+    """One more delivered payment beats perfect efficiency everywhere else."""
+    cheap = _result([_payment(i, success=i < 9, fee=0) for i in range(10)], result)
+    costly = _result([
+        _payment(i, success=True, attempts=3, fee=900, limit=1000) for i in range(10)
+    ], result)
+    assert score_result(costly).score > score_result(cheap).score
+
+
+def test_feedback_names_missed_payments_and_positions(result):
+    reference = copy.deepcopy(result)
+    first = result.payments[0]
+    assert first.success, "the example's first payment should be a delivered one"
+    missed = first.model_copy(
+        update={"success": False, "failure_reason": "router_gave_up", "error": "no route found"}
+    )
+    candidate = result.model_copy(update={"payments": (missed, *result.payments[1:])})
+    text = describe_result(candidate, {"lnd-apriori": reference})
+    assert f"#{missed.index} " in text and "delivered by lnd-apriori" in text
+    assert "router_gave_up" in text and "no route found" in text
+    assert text.index("Payments lnd delivered") < text.index("How failed payments ended")
+    if any(a.fail_idx >= 0 for p in candidate.payments for a in p.attempt_log):
+        assert "Where attempts failed" in text
