@@ -1,0 +1,222 @@
+"""The generator's settings: everything that decides a generated corpus besides
+the code. The manifest stamps them in full, so a corpus can be made again."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Final, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena, Split
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IntRange(_Settings):
+    """Inclusive range of whole numbers, drawn uniformly."""
+
+    min: int = Field(ge=0)
+    max: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} exceeds max {self.max}")
+        return self
+
+
+class FloatRange(_Settings):
+    """Closed range of numbers."""
+
+    min: float = Field(ge=0)
+    max: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} exceeds max {self.max}")
+        return self
+
+
+class AttributionRates(_Settings):
+    """Shares of failed attempts whose report is degraded (see scenario-format.md)."""
+
+    stripped_rate: float = Field(
+        default=0.0, ge=0, le=1, description="unreadable, blamed on a node off the route"
+    )
+    shift_before_rate: float = Field(
+        default=0.0, ge=0, le=1, description="blame moved one hop toward the sender"
+    )
+    shift_after_rate: float = Field(
+        default=0.0, ge=0, le=1, description="blame moved one hop toward the receiver"
+    )
+
+    @model_validator(mode="after")
+    def _at_most_one(self) -> Self:
+        if self.stripped_rate + self.shift_before_rate + self.shift_after_rate > 1:
+            raise ValueError("attribution rates add up to more than 1")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return self.stripped_rate + self.shift_before_rate + self.shift_after_rate > 0
+
+
+class ArenaSettings(_Settings):
+    """How the scenarios of one arena are made. The arena's own switch (traffic for
+    drift, atomic_mpp, attribution) must be on for its arena (checked below)."""
+
+    # Hidden liquidity
+    bimodal_scale_sat: float = Field(default=300_000, gt=0, description="lnd's bimodal s")
+    uniform_share: float = Field(default=0.2, ge=0, le=1, description="uniform-balance channels")
+    local_balance_share: FloatRange | None = Field(
+        default_factory=lambda: FloatRange(min=0.5, max=0.9),
+        description="sender's balance per own channel as a share of capacity, drawn "
+        "uniformly from this range (a payer has mostly outbound liquidity); None leaves "
+        "the draw (uniform on [0, c]) to the simulator",
+    )
+    # Stale gossip
+    stale_share: float = Field(default=0.05, ge=0, le=1)
+    stale_fee_rate_factor: float = Field(default=2.0, ge=1)
+    stale_base_fee_add_msat: int = Field(default=1000, ge=0)
+    stale_cltv_add: int = Field(default=40, ge=0)
+    # Background traffic (drift)
+    events_per_hour: float = Field(default=0.0, ge=0)
+    median_shift_sat: float = Field(default=100_000, gt=0)
+    # Arena switches
+    atomic_mpp: bool = False
+    attribution: AttributionRates = Field(default_factory=AttributionRates)
+    # Clock
+    block_height: int = Field(default=800_000, ge=0)
+    start_time: str = Field(default="2026-01-01T00:00:00Z", description="RFC 3339")
+    payment_interval_s: float = Field(default=600, ge=0)
+    attempt_latency_s: float = Field(default=2, ge=0)
+    # Payments
+    payments: IntRange = Field(default_factory=lambda: IntRange(min=15, max=25))
+    amount_sat: FloatRange = Field(
+        default_factory=lambda: FloatRange(min=10_000, max=2_000_000),
+        description="payment amounts, log-uniform on this range",
+    )
+    max_parts: int = Field(default=16, ge=1)
+    max_attempts: int = Field(default=40, ge=1)
+    fee_limit_ppm: float = Field(default=10_000, ge=0)
+    fee_limit_base_msat: int = Field(default=10_000, ge=0)
+    final_cltv_delta: int = Field(default=40, ge=1)
+    cltv_limit_delta: int = Field(default=2016, ge=2)
+
+
+    @field_validator("start_time")
+    @classmethod
+    def _rfc3339(cls, value: str) -> str:
+        if datetime.fromisoformat(value).tzinfo is None:
+            raise ValueError(f"start_time {value!r} lacks a UTC offset (RFC 3339)")
+        return value
+
+
+class SyntheticGraphSpec(_Settings):
+    """A synthetic graph calibrated to the Lightning network (see topology.py)."""
+
+    kind: Literal["synthetic"] = "synthetic"
+    nodes: int = Field(ge=10)
+
+
+class ImportedGraphSpec(_Settings):
+    """A real graph imported from lncli describegraph or CLN listchannels JSON."""
+
+    kind: Literal["imported"] = "imported"
+    file: str = Field(description="path of the dump (.json or .json.gz), as given")
+    format: Literal["auto", "lncli", "listchannels"] = "auto"
+    largest_component: bool = True
+
+
+GraphSpec = Annotated[SyntheticGraphSpec | ImportedGraphSpec, Field(discriminator="kind")]
+
+
+class SenderSettings(_Settings):
+    """Which node sends: well connected, but no top hub (payments from the best
+    connected node are too easy, from a leaf mostly hopeless)."""
+
+    min_channels: int = Field(default=5, ge=1)
+    min_capacity_sat: int = Field(
+        default=10_000_000, ge=0, description="total capacity of the sender's channels"
+    )
+    exclude_top_share: float = Field(
+        default=0.03, ge=0, lt=1, description="share of nodes, by degree, never chosen"
+    )
+    min_reachable_share: float = Field(
+        default=0.5, ge=0, le=1, description="share of the graph the sender must reach"
+    )
+
+
+_ARENA_SWITCH: Final[dict[str, str]] = {
+    "drift": "events_per_hour > 0",
+    "atomic_mpp": "atomic_mpp true",
+    "attribution": "a positive attribution rate",
+}
+
+
+def arena_switched_on(arena: Arena, settings: ArenaSettings) -> bool:
+    return {
+        "base": True,
+        "drift": settings.events_per_hour > 0,
+        "atomic_mpp": settings.atomic_mpp,
+        "attribution": settings.attribution.enabled,
+    }[arena]
+
+
+# What makes each arena what it is, by default (the bundled corpus's values).
+DEFAULT_DRIFT_EVENTS_PER_HOUR: Final = 1200.0
+DEFAULT_DRIFT_MEDIAN_SHIFT_SAT: Final = 200_000.0
+DEFAULT_ATTRIBUTION: Final = AttributionRates(
+    stripped_rate=0.1, shift_before_rate=0.05, shift_after_rate=0.05
+)
+
+
+def default_arena_settings(arena: Arena) -> ArenaSettings:
+    """Common defaults with the arena's own switch on."""
+    switch: dict[str, object] = {
+        "base": {},
+        "drift": {
+            "events_per_hour": DEFAULT_DRIFT_EVENTS_PER_HOUR,
+            "median_shift_sat": DEFAULT_DRIFT_MEDIAN_SHIFT_SAT,
+        },
+        "atomic_mpp": {"atomic_mpp": True},
+        "attribution": {"attribution": DEFAULT_ATTRIBUTION},
+    }[arena]
+    return ArenaSettings.model_validate({**ArenaSettings().model_dump(), **switch})
+
+
+def default_arenas() -> dict[Arena, ArenaSettings]:
+    return {arena: default_arena_settings(arena) for arena in ARENAS}
+
+
+class GeneratorSettings(_Settings):
+    seed: int = Field(default=1, ge=0)
+    graphs: list[GraphSpec] = Field(
+        default_factory=lambda: [SyntheticGraphSpec(nodes=500)],
+        min_length=1,
+        description="one graph per entry; scenarios use them in turn",
+    )
+    split_sizes: dict[Split, int] = Field(
+        default_factory=lambda: dict.fromkeys(SPLITS, 2),
+        description="scenarios per arena in each split",
+    )
+    arenas: dict[Arena, ArenaSettings] = Field(default_factory=default_arenas, min_length=1)
+    sender: SenderSettings = Field(default_factory=SenderSettings)
+
+    @model_validator(mode="after")
+    def _arenas_switched_on(self) -> Self:
+        for arena, settings in self.arenas.items():
+            if not arena_switched_on(arena, settings):
+                raise ValueError(f"arena {arena} needs {_ARENA_SWITCH[arena]}")
+        missing = [s for s in SPLITS if s not in self.split_sizes]
+        if missing:
+            raise ValueError(f"split_sizes lacks {missing}")
+        return self
+
+    def arena_order(self) -> list[Arena]:
+        """The arenas in their canonical order (so output does not depend on dict order)."""
+        return [a for a in ARENAS if a in self.arenas]
