@@ -1,0 +1,1 @@
+"""Reflection back-ends: the LMs and agent CLIs that propose new candidates."""

@@ -1,0 +1,138 @@
+"""What every reflection back-end shares: the prompt shape, the interface,
+and the retry loop for transient failures."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Sleep = Callable[[float], None]
+
+
+class FollowUp(BaseModel):
+    """One more turn after the first: what the LM answered, what we ask next."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reply: str
+    request: str
+
+
+class PromptParts(BaseModel):
+    """A reflection prompt split where provider prompt caches can use it.
+
+    `static` is the long prefix that is the same on every iteration
+    (objective, background, contract signatures); `dynamic` is this
+    iteration's part (current candidate, feedback). Back-ends always send
+    `static` first, so the cached prefix is reused across iterations.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    static: str
+    dynamic: str
+    follow_ups: tuple[FollowUp, ...] = ()
+
+    def with_follow_up(self, reply: str, request: str) -> PromptParts:
+        return self.model_copy(
+            update={"follow_ups": (*self.follow_ups, FollowUp(reply=reply, request=request))}
+        )
+
+    def flat(self) -> str:
+        """The whole conversation as one text, for tools that take a single
+        prompt (the agent CLIs). The static part still comes first."""
+        parts = [self.static.rstrip(), self.dynamic.rstrip()]
+        for turn in self.follow_ups:
+            parts.append("## Your previous reply\n\n" + turn.reply.rstrip())
+            parts.append("## Follow-up\n\n" + turn.request.rstrip())
+        return "\n\n".join(parts) + "\n"
+
+
+@runtime_checkable
+class ReflectionBackend(Protocol):
+    """An LM (or agent) that answers a reflection prompt with text.
+
+    `complete` retries transient failures itself and raises only
+    `ProposalFailed` when it finally gives up.
+    """
+
+    name: str
+
+    def complete(self, prompt: PromptParts) -> str: ...
+
+
+class RetryPolicy(BaseModel):
+    """Exponential backoff with jitter and a cap on tries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_tries: int = Field(default=4, ge=1)
+    base_delay: float = Field(default=2.0, ge=0.0)
+    max_delay: float = Field(default=60.0, ge=0.0)
+    # Fraction of each delay that is randomised, so parallel workers hitting
+    # the same rate limit do not retry in lockstep.
+    jitter: float = Field(default=0.5, ge=0.0, le=1.0)
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait after failed try number `attempt` (0-based)."""
+        ceiling = min(self.max_delay, self.base_delay * 2.0**attempt)
+        return ceiling * (1.0 - self.jitter * rng.random())
+
+
+def with_retries(
+    call: Callable[[], T],
+    *,
+    policy: RetryPolicy,
+    what: str,
+    sleep: Sleep = time.sleep,
+    rng: random.Random | None = None,
+) -> T:
+    """Run `call`, retrying `TransientError` per `policy`; when the tries run
+    out, raise `ProposalFailed` naming the last failure."""
+    rng = rng or random.Random()
+    last: TransientError | None = None
+    for attempt in range(policy.max_tries):
+        try:
+            return call()
+        except TransientError as err:
+            last = err
+            if attempt + 1 >= policy.max_tries:
+                break
+            wait = policy.delay(attempt, rng)
+            if err.retry_after is not None:
+                wait = max(wait, min(err.retry_after, policy.max_delay))
+            log.warning("%s: %s; retrying in %.1fs", what, err.reason, wait)
+            sleep(wait)
+    assert last is not None
+    raise ProposalFailed(f"{what}: gave up after {policy.max_tries} tries: {last.reason}")
+
+
+def is_transient_status(status: int) -> bool:
+    """HTTP statuses worth retrying: timeout, conflict, rate limit, server
+    errors and Anthropic's 529 overloaded."""
+    return status in (408, 409, 429) or status >= 500
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """The server's Retry-After hint in seconds, if it gave a numeric one."""
+    if not headers:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value) * scale)
+        except ValueError:
+            continue  # an HTTP date: rare enough to fall back to our backoff
+    return None

@@ -1,0 +1,144 @@
+"""`--reflection-lm` values: which LM or agent CLI proposes candidates.
+
+Grammar: `offline`, or `KIND[:MODEL[:EFFORT]]` with KIND one of anthropic,
+openai, claude, codex. The effort is the last `:`-field when it names an
+effort level, so OpenAI fine-tune ids (`ft:gpt-4o:org:id`) stay whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Kind = Literal["anthropic", "openai", "claude", "codex", "offline"]
+KINDS: tuple[Kind, ...] = ("anthropic", "openai", "claude", "codex", "offline")
+
+# Effort levels each target accepts (Anthropic output_config.effort and the
+# claude CLI's --effort; OpenAI reasoning.effort; codex model_reasoning_effort).
+EFFORTS: dict[Kind, tuple[str, ...]] = {
+    "anthropic": ("low", "medium", "high", "xhigh", "max"),
+    "claude": ("low", "medium", "high", "xhigh", "max"),
+    "openai": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+    "codex": ("minimal", "low", "medium", "high", "xhigh"),
+    "offline": (),
+}
+_ALL_EFFORTS = frozenset(e for levels in EFFORTS.values() for e in levels)
+
+# Models used when the value names only the kind. The CLIs fall back to the
+# model configured in the tool itself, so they need none.
+DEFAULT_MODELS: dict[Kind, str | None] = {
+    "anthropic": "claude-opus-4-7",
+    "openai": "gpt-5.5",
+    "claude": None,
+    "codex": None,
+    "offline": None,
+}
+
+# Anthropic model ids never contain ':', so a third field there must be an
+# effort; OpenAI ids may (fine-tunes), so there an unknown one is model.
+_COLON_FREE_MODELS: frozenset[Kind] = frozenset({"anthropic", "claude"})
+
+
+class LMSpecError(ValueError):
+    """A malformed `--reflection-lm` value; the message says how to fix it."""
+
+
+class LMSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    model: str | None = None
+    effort: str | None = None
+
+    def __str__(self) -> str:
+        return ":".join(p for p in (self.kind, self.model, self.effort) if p)
+
+
+def parse_lm_spec(value: str) -> LMSpec:
+    """Parse a `--reflection-lm` value, raising `LMSpecError` with a hint."""
+    text = value.strip()
+    kind_text, sep, rest = text.partition(":")
+    kind = _parse_kind(kind_text, value)
+    if kind == "offline":
+        if sep:
+            raise LMSpecError(f"{value!r}: 'offline' takes no model or effort")
+        return LMSpec(kind="offline")
+    if not sep:
+        return LMSpec(kind=kind, model=DEFAULT_MODELS[kind])
+    model, effort = _split_effort(kind, rest, value)
+    return LMSpec(kind=kind, model=model or DEFAULT_MODELS[kind], effort=effort)
+
+
+def _parse_kind(text: str, value: str) -> Kind:
+    for kind in KINDS:
+        if text == kind:
+            return kind
+    raise LMSpecError(
+        f"{value!r}: unknown reflection LM kind {text!r}; expected one of "
+        f"{', '.join(KINDS)} (e.g. anthropic:claude-opus-4-7:high, codex:gpt-5.5, offline)"
+    )
+
+
+def _split_effort(kind: Kind, rest: str, value: str) -> tuple[str, str | None]:
+    """Split `MODEL[:EFFORT]`; an empty model (`KIND::EFFORT`) means the
+    kind's default model."""
+    model, sep, last = rest.rpartition(":")
+    levels = EFFORTS[kind]
+    if not sep:
+        if rest in _ALL_EFFORTS:
+            raise LMSpecError(
+                f"{value!r}: {rest!r} is an effort level, not a model; write "
+                f"{kind}:MODEL:{rest}, or {kind}::{rest} for the default model"
+            )
+        model, last = rest, ""
+    elif last in levels:
+        pass
+    elif last in _ALL_EFFORTS or kind in _COLON_FREE_MODELS:
+        raise LMSpecError(
+            f"{value!r}: effort {last!r} is not accepted by {kind}; use one of {', '.join(levels)}"
+        )
+    else:
+        model, last = rest, ""
+    if not model and not last:
+        raise LMSpecError(f"{value!r}: empty model name; write {kind}:MODEL[:EFFORT]")
+    return model, last or None
+
+
+class DefaultChoice(BaseModel):
+    """The auto-detected back-end and a sentence the CLI prints about why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spec: LMSpec
+    reason: str
+
+
+def detect_default(
+    env: Mapping[str, str] | None = None,
+    which: Callable[[str], str | None] = shutil.which,
+) -> DefaultChoice:
+    """Pick a back-end from what this machine has: an API key first (cheapest
+    to drive, prompt caching), then an agent CLI (its own login), else the
+    offline proposer."""
+    env = os.environ if env is None else env
+    if env.get("ANTHROPIC_API_KEY"):
+        spec = LMSpec(kind="anthropic", model=DEFAULT_MODELS["anthropic"])
+        return DefaultChoice(spec=spec, reason=f"ANTHROPIC_API_KEY is set: using {spec}")
+    if env.get("OPENAI_API_KEY"):
+        spec = LMSpec(kind="openai", model=DEFAULT_MODELS["openai"])
+        return DefaultChoice(spec=spec, reason=f"OPENAI_API_KEY is set: using {spec}")
+    for tool in ("claude", "codex"):
+        path = which(tool)
+        if path:
+            return DefaultChoice(
+                spec=LMSpec(kind=tool),
+                reason=f"no API key set, but the {tool} CLI is on PATH ({path}): using it",
+            )
+    return DefaultChoice(
+        spec=LMSpec(kind="offline"),
+        reason="no API key or agent CLI found: using the offline proposer",
+    )

@@ -1,0 +1,156 @@
+"""The OpenAI back-end against a mocked HTTP transport."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import openai
+import pytest
+
+from routesim_evolve.reflect.base import PromptParts, RetryPolicy
+from routesim_evolve.reflect.errors import ProposalFailed
+from routesim_evolve.reflect.openai_backend import OpenAIBackend, cache_key
+from routesim_evolve.reflect.propose import propose
+
+GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
+GOOD_REPLY = f"Changes: weight fees less.\n\n```go\n{GO_FILE}```\n"
+PROMPT = PromptParts(static="OBJECTIVE AND CONTRACT " * 50, dynamic="CURRENT CANDIDATE + FEEDBACK")
+
+Reply = httpx2.Response | Exception
+
+
+def ok(text: str, status: str = "completed") -> httpx2.Response:
+    body = {
+        "id": "resp_01",
+        "object": "response",
+        "created_at": 0,
+        "model": "gpt-5.5",
+        "status": status,
+        "output": [
+            {"type": "reasoning", "id": "rs_01", "summary": []},
+            {
+                "type": "message",
+                "id": "msg_01",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            },
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    return httpx2.Response(200, json=body)
+
+
+def error(status: int, code: str, headers: dict[str, str] | None = None) -> httpx2.Response:
+    body = {"error": {"message": f"{code} happened", "type": code, "code": code, "param": None}}
+    return httpx2.Response(status, json=body, headers=headers or {})
+
+
+class Server:
+    """Answers each request with the next queued reply and records bodies."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = list(replies)
+        self.bodies: list[dict[str, object]] = []
+        self.paths: list[str] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.paths.append(request.url.path)
+        self.bodies.append(json.loads(request.content))
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+
+def backend(
+    server: Server,
+    *,
+    effort: str | None = "high",
+    sleeps: list[float] | None = None,
+    tries: int = 3,
+) -> OpenAIBackend:
+    client = openai.OpenAI(
+        http_client=httpx2.Client(transport=httpx2.MockTransport(server)),
+        api_key="test",
+        max_retries=0,
+    )
+    recorded = sleeps if sleeps is not None else []
+    return OpenAIBackend(
+        "gpt-5.5",
+        effort,
+        client=client,
+        retry=RetryPolicy(max_tries=tries, base_delay=1.0, max_delay=30.0, jitter=0.0),
+        sleep=recorded.append,
+    )
+
+
+def test_request_puts_static_first_with_model_effort_and_cache_key() -> None:
+    server = Server([ok(GOOD_REPLY)])
+    assert propose(backend(server), PROMPT) == GO_FILE
+    body = server.bodies[0]
+    assert server.paths == ["/v1/responses"]
+    assert body["model"] == "gpt-5.5"
+    assert body["reasoning"] == {"effort": "high"}
+    assert body["input"] == [
+        {"role": "developer", "content": PROMPT.static},
+        {"role": "user", "content": PROMPT.dynamic},
+    ]
+    assert body["prompt_cache_key"] == cache_key(PROMPT.static)
+    assert body["store"] is False
+
+
+def test_no_effort_sends_no_reasoning_config() -> None:
+    server = Server([ok(GOOD_REPLY)])
+    backend(server, effort=None).complete(PROMPT)
+    assert "reasoning" not in server.bodies[0]
+
+
+def test_garbage_reply_is_retried_once_with_a_follow_up() -> None:
+    server = Server([ok("Lower the fee weight."), ok(GOOD_REPLY)])
+    assert propose(backend(server), PROMPT) == GO_FILE
+    items = server.bodies[1]["input"]
+    assert isinstance(items, list) and len(items) == 4
+    assert items[0] == {"role": "developer", "content": PROMPT.static}
+    assert items[2] == {"role": "assistant", "content": "Lower the fee weight."}
+    assert "```go" in items[3]["content"]
+
+
+def test_garbage_twice_raises_proposal_failed() -> None:
+    server = Server([ok("nothing"), ok("```python\nprint('hi')\n```\n")])
+    with pytest.raises(ProposalFailed, match="package main"):
+        propose(backend(server), PROMPT)
+    assert len(server.bodies) == 2
+
+
+def test_timeout_and_rate_limit_are_retried_with_backoff() -> None:
+    sleeps: list[float] = []
+    server = Server(
+        [httpx2.ReadTimeout("timed out"), error(429, "rate_limit_exceeded"), ok(GOOD_REPLY)]
+    )
+    assert propose(backend(server, sleeps=sleeps), PROMPT) == GO_FILE
+    assert len(server.bodies) == 3
+    assert sleeps == [1.0, 2.0]
+
+
+def test_retry_after_header_stretches_the_wait() -> None:
+    sleeps: list[float] = []
+    server = Server([error(503, "server_error", {"retry-after-ms": "4500"}), ok(GOOD_REPLY)])
+    backend(server, sleeps=sleeps).complete(PROMPT)
+    assert sleeps == [4.5]
+
+
+def test_exhausted_quota_is_not_retried() -> None:
+    server = Server([error(429, "insufficient_quota"), ok(GOOD_REPLY)])
+    with pytest.raises(ProposalFailed, match="HTTP 429"):
+        backend(server).complete(PROMPT)
+    assert len(server.bodies) == 1
+
+
+def test_persistent_timeouts_give_up_with_proposal_failed() -> None:
+    server = Server([httpx2.ReadTimeout("timed out")] * 3)
+    with pytest.raises(ProposalFailed, match="gave up after 3 tries"):
+        backend(server).complete(PROMPT)

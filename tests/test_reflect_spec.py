@@ -1,0 +1,112 @@
+"""`--reflection-lm` parsing and the auto-detected default."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from routesim_evolve.reflect.spec import (
+    DEFAULT_MODELS,
+    LMSpec,
+    LMSpecError,
+    detect_default,
+    parse_lm_spec,
+)
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("offline", LMSpec(kind="offline")),
+        ("anthropic:claude-opus-4-7", LMSpec(kind="anthropic", model="claude-opus-4-7")),
+        (
+            "anthropic:claude-opus-4-7:high",
+            LMSpec(kind="anthropic", model="claude-opus-4-7", effort="high"),
+        ),
+        ("openai:gpt-5.5:xhigh", LMSpec(kind="openai", model="gpt-5.5", effort="xhigh")),
+        ("codex:gpt-5.5:medium", LMSpec(kind="codex", model="gpt-5.5", effort="medium")),
+        ("claude:opus:max", LMSpec(kind="claude", model="opus", effort="max")),
+        ("claude", LMSpec(kind="claude")),
+        ("claude::low", LMSpec(kind="claude", effort="low")),
+        ("anthropic", LMSpec(kind="anthropic", model=DEFAULT_MODELS["anthropic"])),
+        # Fine-tune ids hold colons; only a real effort level is split off.
+        ("openai:ft:gpt-4o:acme:x1", LMSpec(kind="openai", model="ft:gpt-4o:acme:x1")),
+        (
+            "openai:ft:gpt-4o:acme:x1:low",
+            LMSpec(kind="openai", model="ft:gpt-4o:acme:x1", effort="low"),
+        ),
+    ],
+)
+def test_valid_values(value: str, expected: LMSpec) -> None:
+    assert parse_lm_spec(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("gemini:pro", "unknown reflection LM kind 'gemini'"),
+        ("", "unknown reflection LM kind"),
+        ("anthropic:", "empty model name"),
+        ("anthropic:claude-opus-4-7:ultra", "effort 'ultra' is not accepted by anthropic"),
+        ("codex:gpt-5.5:max", "effort 'max' is not accepted by codex"),
+        ("claude:high", "'high' is an effort level, not a model"),
+        ("offline:x", "'offline' takes no model or effort"),
+    ],
+)
+def test_malformed_values_say_what_is_wrong(value: str, message: str) -> None:
+    with pytest.raises(LMSpecError, match=message):
+        parse_lm_spec(value)
+
+
+def test_spec_round_trips_through_str() -> None:
+    for value in ("anthropic:claude-opus-4-7:high", "codex:gpt-5.5", "offline", "claude"):
+        assert str(parse_lm_spec(value)) == value
+
+
+def tools(*present: str) -> Callable[[str], str | None]:
+    return lambda name: f"/usr/bin/{name}" if name in present else None
+
+
+def test_anthropic_key_wins() -> None:
+    env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+    choice = detect_default(env, tools("claude", "codex"))
+    assert choice.spec.kind == "anthropic"
+    assert "ANTHROPIC_API_KEY" in choice.reason
+
+
+def test_openai_key_next() -> None:
+    choice = detect_default({"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": ""}, tools("claude"))
+    assert choice.spec.kind == "openai"
+
+
+def test_claude_cli_before_codex() -> None:
+    choice = detect_default({}, tools("claude", "codex"))
+    assert choice.spec == LMSpec(kind="claude")
+    assert "/usr/bin/claude" in choice.reason
+
+
+def test_codex_cli_when_no_claude() -> None:
+    assert detect_default({}, tools("codex")).spec.kind == "codex"
+
+
+def test_offline_when_nothing_is_found() -> None:
+    choice = detect_default({}, tools())
+    assert choice.spec.kind == "offline"
+    assert choice.reason == "no API key or agent CLI found: using the offline proposer"
+
+
+def test_real_environment_and_path_via_monkeypatch(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert detect_default().spec.kind == "offline"
+    codex = tmp_path / "codex"
+    codex.write_text("#!/bin/sh\nexit 0\n")
+    codex.chmod(0o755)
+    assert detect_default().spec.kind == "codex"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert detect_default().spec.kind == "openai"
