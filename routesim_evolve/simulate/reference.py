@@ -1,0 +1,130 @@
+"""lnd's reference routers' results, computed once and kept on disk.
+
+The reference binary is the routesim command as it is on disk, built without
+the routesim_nolnd tag so lnd's routing stack is linked in; it is built once
+per module content. A reference result is keyed by the scenario file's bytes,
+its graph file's bytes, the module's fingerprint (the candidate's slot left
+out: it does not change lnd's routes) and the router's name, so evolution
+never pays for lnd twice on one scenario.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from pathlib import Path
+
+import orjson
+
+from routesim_evolve.build.cache import BinaryCache, default_cache
+from routesim_evolve.build.fsutil import atomic_write, file_lock
+from routesim_evolve.build.gomodule import module_fingerprint
+from routesim_evolve.simulate.outcome import RunOutcome
+from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.sandbox import GIB, SandboxLimits, run_binary
+
+#: lnd's reference routers, as routers_lnd.go registers them.
+LND_ROUTERS = ("lnd-apriori", "lnd-bimodal")
+
+#: Limits of a reference run: lnd is trusted but slower and hungrier.
+REFERENCE_LIMITS = SandboxLimits(timeout_s=1800.0, memory_bytes=4 * GIB)
+
+#: Bumped when the cached entry's meaning changes.
+_ENTRY_VERSION = b"reference-result/1"
+
+
+class ReferenceRunError(RuntimeError):
+    """A reference router failed on a scenario: the harness's problem."""
+
+    def __init__(self, outcome: RunOutcome) -> None:
+        super().__init__(f"{outcome.router} failed on {outcome.scenario}: {outcome.feedback}")
+        self.outcome = outcome
+
+
+def scenario_graph_path(scenario_path: Path) -> Path:
+    """The graph file a scenario names, relative to the scenario's folder."""
+    doc = orjson.loads(scenario_path.read_bytes())
+    graph = doc.get("graph") if isinstance(doc, dict) else None
+    if not isinstance(graph, str) or not graph:
+        raise ValueError(f"{scenario_path}: graph: missing")
+    return (scenario_path.parent / graph).resolve()
+
+
+def reference_key(scenario_path: Path, router: str, module_hash: str) -> str:
+    """The cache key of one reference result."""
+    digest = hashlib.sha256(_ENTRY_VERSION)
+    for part in (
+        scenario_path.read_bytes(),
+        scenario_graph_path(scenario_path).read_bytes(),
+        module_hash.encode(),
+        router.encode(),
+    ):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+class ReferenceCache:
+    """Builds the full routesim binary and caches reference results."""
+
+    def __init__(
+        self,
+        binaries: BinaryCache | None = None,
+        *,
+        root: Path | None = None,
+        limits: SandboxLimits = REFERENCE_LIMITS,
+    ) -> None:
+        self.binaries = binaries or default_cache()
+        self.root = (root or self.binaries.root) / "reference"
+        self.limits = limits
+        self.runs = 0  # reference runs made by this instance (tests read it)
+
+    def binary(self) -> Path:
+        """The full routesim binary (lnd linked in), built once per module
+        content. Raises RuntimeError if the module itself does not build."""
+        outcome = self.binaries.build_module(tags=())
+        if not outcome.ok or outcome.binary is None:
+            raise RuntimeError(f"the routesim module does not build:\n{outcome.message}")
+        return outcome.binary
+
+    def routers(self) -> tuple[str, ...]:
+        """The routers the full binary has, as its -h lists them."""
+        return available_routers(self.binary())
+
+    def result(self, scenario_path: str | Path, router: str = "lnd-bimodal") -> Result:
+        """`router`'s result on a scenario, from the cache or by running it
+        once (concurrent callers wait for the one run)."""
+        scenario = Path(scenario_path).resolve()
+        module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
+        key = reference_key(scenario, router, module_hash)
+        path = self.root / key[:2] / f"{key}.json"
+        if path.is_file():
+            return Result.model_validate_json(path.read_bytes())
+        with file_lock(self.root / "locks" / f"{key}.lock"):
+            if path.is_file():
+                return Result.model_validate_json(path.read_bytes())
+            self.runs += 1
+            outcome = run_binary(self.binary(), scenario, router=router, limits=self.limits)
+            if not outcome.ok or outcome.result is None:
+                raise ReferenceRunError(outcome)
+            atomic_write(path, outcome.result.model_dump_json().encode())
+            return outcome.result
+
+
+def available_routers(binary: Path) -> tuple[str, ...]:
+    """The router names a routesim binary was built with, read from the
+    usage text of its --router flag."""
+    proc = subprocess.run(
+        [str(binary), "-h"], capture_output=True, text=True, timeout=30, check=False
+    )
+    m = re.search(r"router to run: ([^\n(]+)", proc.stderr + proc.stdout)
+    if not m:
+        return ()
+    return tuple(name.strip() for name in m.group(1).split(",") if name.strip())
+
+
+def reference_result(
+    scenario_path: str | Path, router: str = "lnd-bimodal", *, cache: ReferenceCache | None = None
+) -> Result:
+    """lnd's `router` on a scenario, computed at most once per content."""
+    return (cache or ReferenceCache()).result(scenario_path, router)

@@ -1,0 +1,89 @@
+"""The result format `routesim-result/1` (docs/result-format.md), as written
+by `routesim` (Go type sim.Result). Unknown fields are errors, so a change on
+the Go side that is not mirrored here fails loudly in the tests."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+RESULT_FORMAT = "routesim-result/1"
+
+FailureReason = Literal[
+    "", "router_gave_up", "attempts_exhausted", "invalid_route", "router_init_failed"
+]
+Degradation = Literal["none", "stripped", "shift_before", "shift_after"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AttemptRecord(_Strict):
+    """One attempt: what was sent, what really happened, what the sender was
+    told."""
+
+    amount_msat: NonNegativeInt
+    fee_msat: NonNegativeInt
+    hops: NonNegativeInt
+    #: "settled", "held" (atomic: arrived and held) or the true failure code.
+    outcome: str
+    #: True failing position (0 the sender, i+1 for Hops[i]); -1 if it arrived.
+    fail_idx: int = Field(ge=-1)
+    #: The position the sender was told; -1 off the route.
+    reported_idx: int = Field(ge=-1)
+    #: The code the sender was told ("unreadable" when stripped); failures only.
+    reported: str | None = None
+    degraded: Degradation | None = None
+    round: NonNegativeInt
+
+
+class PaymentResult(_Strict):
+    """The outcome of one payment."""
+
+    index: NonNegativeInt
+    target: str
+    amount_msat: NonNegativeInt
+    delivered_msat: NonNegativeInt
+    success: bool
+    attempts: NonNegativeInt
+    parts: NonNegativeInt
+    fee_msat: NonNegativeInt
+    fee_limit_msat: NonNegativeInt
+    failure_reason: FailureReason
+    error: str | None = None
+    router_ns: NonNegativeInt
+    failures: dict[str, NonNegativeInt] = Field(default_factory=dict)
+    attempt_log: tuple[AttemptRecord, ...]
+
+
+class Totals(_Strict):
+    """The payments of a result, summed."""
+
+    payments: NonNegativeInt
+    succeeded: NonNegativeInt
+    success_rate: float = Field(ge=0, le=1)
+    attempts: NonNegativeInt
+    attempts_per_payment: float = Field(ge=0)
+    amount_msat: NonNegativeInt
+    delivered_msat: NonNegativeInt
+    fee_msat: NonNegativeInt
+    #: Fees over amount of the successful payments, in ppm.
+    fee_ppm: float = Field(ge=0)
+    #: Wall time inside the router and the rest of the run; 0 with --no-timing.
+    router_ns: NonNegativeInt
+    sim_ns: NonNegativeInt
+    degraded: dict[str, NonNegativeInt] = Field(default_factory=dict)
+
+
+class Result(_Strict):
+    """What one router did on one scenario."""
+
+    format: Literal["routesim-result/1"]
+    scenario: str
+    arena: Literal["base", "drift", "atomic_mpp", "attribution"]
+    router: str
+    seed: NonNegativeInt
+    totals: Totals
+    payments: tuple[PaymentResult, ...]

@@ -1,0 +1,45 @@
+"""Run a candidate's source on a scenario: build (cached), then sandboxed run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from routesim_evolve.build.cache import BinaryCache, BuildStatus, default_cache
+from routesim_evolve.build.gomodule import GoToolchainError
+from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
+from routesim_evolve.simulate.sandbox import GIB, SandboxLimits, run_binary
+
+_BUILD_STATUS = {
+    BuildStatus.REJECTED: RunStatus.REJECTED,
+    BuildStatus.COMPILE_ERROR: RunStatus.COMPILE_ERROR,
+}
+
+
+def run_candidate(
+    source: str,
+    scenario_path: str | Path,
+    *,
+    timeout: float = 60.0,
+    memory: int = 1 * GIB,
+    gomaxprocs: int = 1,
+    cache: BinaryCache | None = None,
+    limits: SandboxLimits | None = None,
+) -> RunOutcome:
+    """Build the candidate `source` (the whole candidate_impl.go) and run it
+    on one scenario. `timeout` is wall-clock seconds, `memory` the heap budget
+    in bytes; `limits`, when given, overrides both. Never raises for anything
+    the candidate does; a build that fails becomes a score-0 outcome with the
+    compiler's or the allow-list's message as feedback."""
+    scenario = str(Path(scenario_path).resolve())
+    try:
+        build = (cache or default_cache()).build(source)
+    except (GoToolchainError, OSError) as exc:
+        return RunOutcome(
+            status=RunStatus.INTERNAL, scenario=scenario, feedback=f"could not build: {exc}"
+        )
+    if not build.ok or build.binary is None:
+        status = _BUILD_STATUS.get(build.status, RunStatus.INTERNAL)
+        return RunOutcome(status=status, scenario=scenario, feedback=build.message, build=build)
+    limits = limits or SandboxLimits(timeout_s=timeout, memory_bytes=memory, gomaxprocs=gomaxprocs)
+    outcome = run_binary(build.binary, Path(scenario), limits=limits, source=source)
+    return outcome.model_copy(update={"build": build})
