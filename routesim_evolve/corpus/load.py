@@ -112,7 +112,7 @@ def _describe(error: Any) -> str:
     """Say what is wrong in the Go reader's words where pydantic's differ."""
     kind: str = error["type"]
     if kind == "extra_forbidden":
-        return "unknown field"
+        return f"unknown field {quote(str(error['loc'][-1]))}"
     if kind == "missing":
         return "missing field"
     base = kind.removesuffix("_type").removesuffix("_parsing")

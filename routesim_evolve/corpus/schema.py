@@ -123,7 +123,7 @@ def _unsigned(bits: int) -> AfterValidator:
 
     def check(value: int) -> int:
         if not 0 <= value < limit:
-            raise rule_error(f"want uint{bits}, got {value}")
+            raise rule_error(f"want uint{bits}, got JSON number {value}")
         return value
 
     return AfterValidator(check)
