@@ -73,8 +73,12 @@ class ReferenceCache:
         *,
         root: Path | None = None,
         limits: SandboxLimits = REFERENCE_LIMITS,
+        tags: tuple[str, ...] = (),
     ) -> None:
         self.binaries = binaries or default_cache()
+        # Tags of the reference build: none links lnd in. Tests pass
+        # routesim_nolnd to check the caching with --router candidate.
+        self.tags = tags
         self.root = (root or self.binaries.root) / "reference"
         self.limits = limits
         self.runs = 0  # reference runs made by this instance (tests read it)
@@ -82,7 +86,7 @@ class ReferenceCache:
     def binary(self) -> Path:
         """The full routesim binary (lnd linked in), built once per module
         content. Raises RuntimeError if the module itself does not build."""
-        outcome = self.binaries.build_module(tags=())
+        outcome = self.binaries.build_module(tags=self.tags)
         if not outcome.ok or outcome.binary is None:
             raise RuntimeError(f"the routesim module does not build:\n{outcome.message}")
         return outcome.binary
@@ -96,7 +100,7 @@ class ReferenceCache:
         once (concurrent callers wait for the one run)."""
         scenario = Path(scenario_path).resolve()
         module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
-        key = reference_key(scenario, router, module_hash)
+        key = reference_key(scenario, router, module_hash + ",".join(self.tags))
         path = self.root / key[:2] / f"{key}.json"
         if path.is_file():
             return Result.model_validate_json(path.read_bytes())
