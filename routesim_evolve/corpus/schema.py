@@ -50,7 +50,7 @@ RULE_ERROR_TYPE: Final = "corpus_rule"
 
 # Limits of lnd's short channel id encoding: 3 bytes block, 3 bytes tx, 2 bytes output.
 _SCID_LIMITS: Final = (1 << 24, 1 << 24, 1 << 16)
-_SCID_PART = re.compile(r"[0-9]+")
+_SCID = re.compile(r"([0-9]+)x([0-9]+)x([0-9]+)")
 _HEX_NODE_ID = re.compile(r"[0-9a-fA-F]{66}")
 _RFC3339 = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
@@ -84,11 +84,11 @@ def show_number(value: float) -> str:
 
 def parse_scid(text: str) -> int:
     """Parse `BLOCKxTXxOUTPUT` into lnd's integer encoding; ValueError if malformed."""
-    parts = text.split("x")
-    if len(parts) != 3 or not all(_SCID_PART.fullmatch(p) for p in parts):
+    match = _SCID.fullmatch(text)
+    if match is None:
         raise ValueError(f"want BLOCKxTXxOUTPUT, got {quote(text)}")
-    block, tx, output = (int(p) for p in parts)
-    if any(v >= limit for v, limit in zip((block, tx, output), _SCID_LIMITS, strict=True)):
+    block, tx, output = (int(part) for part in match.groups())
+    if block >= _SCID_LIMITS[0] or tx >= _SCID_LIMITS[1] or output >= _SCID_LIMITS[2]:
         raise ValueError(f"want BLOCKxTXxOUTPUT, got {quote(text)}")
     return block << 40 | tx << 16 | output
 
