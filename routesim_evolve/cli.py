@@ -1,0 +1,193 @@
+"""The command line: evolve (the default), eval, compare and corpus.
+
+    python -m routesim_evolve --corpus corpus [--degraded] [--seed-file F] [--name N]
+    python -m routesim_evolve eval --corpus corpus --split val FILE.go
+    python -m routesim_evolve compare --corpus corpus --split test A.go B.go [--revalidate N]
+    python -m routesim_evolve corpus generate --out corpus ...
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+import orjson
+
+from routesim_evolve.corpus.cli import corpus_command
+from routesim_evolve.corpus.load import CorpusError, load_manifest, load_split
+from routesim_evolve.report.heldout import (
+    compare_routers,
+    examples_of,
+    render_pairs,
+    render_scenarios,
+    render_table,
+)
+from routesim_evolve.score.evaluator import Evaluator, LndReferences
+
+SPLITS = click.Choice(["train", "val", "test"])
+CORPUS = click.option(
+    "--corpus",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Corpus directory (train/, val/, test/, graphs/, manifest.json).",
+)
+WORKERS = click.option(
+    "--max-concurrency",
+    "workers",
+    type=click.IntRange(min=1),
+    default=lambda: os.cpu_count() or 1,
+    show_default="number of cores",
+    help="Scenarios evaluated at once.",
+)
+TIMEOUT = click.option(
+    "--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+    help="Wall-clock seconds one candidate may run on one scenario.",
+)
+
+
+def _fail(message: str) -> None:
+    raise click.ClickException(message)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@CORPUS
+@click.option("--degraded", is_flag=True,
+              help="Add the degraded-attribution addendum to the prompt (the corpus must "
+                   "have an attribution arena).")
+@click.option("--seed-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Start from this candidate (e.g. a champion) instead of the in-tree seed.")
+@click.option("--name", help="Run name; the run dir is RUNS/NAME. Re-using a name resumes it.")
+@click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("runs"), show_default=True, help="Where run dirs go.")
+@click.option("--max-evals", type=click.IntRange(min=1),
+              help="Budget in metric calls (one candidate on one scenario). "
+                   "Default: 20 × the number of val scenarios.")
+@click.option("--max-proposals", type=click.IntRange(min=1), help="Cap on candidate proposals.")
+@WORKERS
+@click.option("--reflection-lm", "reflection", multiple=True,
+              help="Proposer: anthropic:MODEL[:EFFORT], openai:MODEL[:EFFORT], "
+                   "claude:MODEL[:EFFORT], codex:MODEL[:EFFORT] or offline. Repeat to give "
+                   "the rotation order. Default: detected (an API key, else an agent CLI, "
+                   "else offline).")
+@click.option("--adaptive/--no-adaptive", default=True, show_default=True,
+              help="Rotate to the next proposer when val stops improving.")
+@click.option("--plateau-evals", type=click.IntRange(min=1),
+              help="Metric calls without val improvement before rotating. "
+                   "Default: 5 × the number of val scenarios.")
+@click.option("--prompts", "prompts_dir", type=click.Path(exists=True, file_okay=False,
+              path_type=Path), help="Prompt pack directory (default: prompts/default).")
+@click.option("--seed", "rng_seed", type=int, default=0, show_default=True,
+              help="Seed of GEPA and the offline proposer.")
+@TIMEOUT
+@click.option("-v", "--verbose", is_flag=True, help="Log more.")
+@click.pass_context
+def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Path | None,
+         name: str | None, runs_dir: Path, max_evals: int | None, max_proposals: int | None,
+         workers: int, reflection: tuple[str, ...], adaptive: bool, plateau_evals: int | None,
+         prompts_dir: Path | None, rng_seed: int, timeout: float, verbose: bool) -> None:
+    """Evolve a Lightning payment router with GEPA, scored against lnd.
+
+    Without a command: evolve from the seed on the corpus's train split,
+    pick the best on val, and score it on held-out test against the seed
+    and lnd's apriori and bimodal estimators.
+    """
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if ctx.invoked_subcommand is not None:
+        return
+    if corpus is None:
+        _fail("--corpus is required (e.g. --corpus corpus); see --help")
+    from routesim_evolve.evolve.cli_run import run_evolution
+
+    run_evolution(
+        corpus=corpus, degraded=degraded, seed_file=seed_file, name=name, runs_dir=runs_dir,
+        max_evals=max_evals, max_proposals=max_proposals, workers=workers,
+        reflection=reflection, adaptive=adaptive, plateau_evals=plateau_evals,
+        prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout,
+    )
+
+
+@main.command("eval")
+@CORPUS
+@click.option("--split", type=SPLITS, default="val", show_default=True)
+@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the results as JSON here.")
+@WORKERS
+@TIMEOUT
+def eval_command(corpus: Path | None, split: str, candidate: Path, json_out: Path | None,
+                 workers: int, timeout: float) -> None:
+    """Score one candidate on a split, beside lnd-apriori and lnd-bimodal."""
+    _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
+             with_pairs=False)
+
+
+@main.command("compare")
+@CORPUS
+@click.option("--split", type=SPLITS, default="test", show_default=True)
+@click.argument("candidates", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--revalidate", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also run N reseeded copies of each scenario (each one more paired sample).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the comparison as JSON here.")
+@WORKERS
+@TIMEOUT
+def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
+                    revalidate: int, json_out: Path | None, workers: int, timeout: float) -> None:
+    """Compare routers pair by pair on held-out scenarios (and against lnd)."""
+    _compare(corpus, split, list(candidates), json_out, workers, timeout, revalidate,
+             with_pairs=True)
+
+
+def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
+             workers: int, timeout: float, revalidate: int, *, with_pairs: bool) -> None:
+    if corpus is None:
+        _fail("--corpus is required")
+    names = _router_names(files)
+    try:
+        load_manifest(corpus)
+        examples = examples_of(split, load_split(corpus, split))
+    except CorpusError as exc:
+        _fail(str(exc))
+    if not examples:
+        _fail(f"{corpus}/{split} holds no scenario")
+    sources = {name: path.read_text() for name, path in zip(names, files, strict=True)}
+    references = LndReferences()
+    evaluator = Evaluator(references, timeout=timeout)
+    started = time.monotonic()
+    click.echo(f"{len(sources)} candidate(s) on {len(examples)} {split} scenarios"
+               + (f" × {revalidate + 1} seeds" if revalidate else "") + " …", err=True)
+    comparison = compare_routers(sources, examples, evaluator, references, workers=workers,
+                                 revalidate=revalidate,
+                                 on_progress=lambda m: click.echo(m, err=True))
+    click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
+    click.echo("\n## Per scenario: score (success)\n\n" + render_scenarios(comparison))
+    click.echo("\n## Per arena\n\n" + render_table(comparison))
+    if with_pairs:
+        click.echo("\n## Paired comparisons (per scenario)\n\n" + render_pairs(comparison))
+    if json_out is not None:
+        json_out.write_bytes(orjson.dumps(comparison.model_dump(mode="json"),
+                                          option=orjson.OPT_INDENT_2))
+        click.echo(f"\nwrote {json_out}", err=True)
+
+
+def _router_names(files: list[Path]) -> list[str]:
+    """Names for candidate files: their stem, made unique."""
+    names: list[str] = []
+    for f in files:
+        name = f.stem
+        while name in names or name.startswith("lnd-"):
+            name = f"{f.parent.name}/{name}" if "/" not in name else name + "'"
+        names.append(name)
+    return names
+
+
+main.add_command(corpus_command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

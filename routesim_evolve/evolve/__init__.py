@@ -1,0 +1,1 @@
+"""The evolution driver: GEPA's optimize_anything over candidate routers."""

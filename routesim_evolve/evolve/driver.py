@@ -1,0 +1,205 @@
+"""One evolution run: GEPA's optimize_anything in generalization mode.
+
+train scenarios are the dataset GEPA reflects on, val picks the best, and the
+held-out test split is scored at the end for the best candidate, the seed and
+both lnd estimators, with the paired statistics of `compare`. Everything a
+run writes lives in its run dir, and a killed run resumes from it: GEPA
+reloads its state and our evaluation cache answers every pair already run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import orjson
+from gepa.optimize_anything import (
+    EngineConfig,
+    GEPAConfig,
+    ReflectionConfig,
+    TrackingConfig,
+    optimize_anything,
+)
+from pydantic import BaseModel, Field
+
+from routesim_evolve.corpus.load import load_manifest, load_split
+from routesim_evolve.evolve.rotation import Proposer, RotatingProposer
+from routesim_evolve.evolve.runlog import RunLog
+from routesim_evolve.evolve.seed import load_seed
+from routesim_evolve.report.heldout import (
+    Comparison,
+    compare_routers,
+    examples_of,
+    render_pairs,
+    render_table,
+)
+from routesim_evolve.score.evaluator import Evaluator, LndReferences, ScenarioExample
+
+log = logging.getLogger(__name__)
+
+
+class EvolveSettings(BaseModel):
+    """Everything that shapes a run (written to the run dir as settings.json)."""
+
+    corpus: Path
+    run_dir: Path
+    degraded: bool = False
+    seed_file: Path | None = None
+    max_evals: int | None = Field(default=None, description="metric calls; None: 20 × |val|")
+    max_proposals: int | None = None
+    max_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    minibatch: int = 3
+    seed: int = 0
+    adaptive: bool = True
+    plateau_evals: int | None = Field(default=None, description="None: 5 × |val|")
+    timeout: float = 60.0
+    memory: int = 1 << 30
+    reflection: list[str] = Field(default_factory=lambda: ["offline"])
+
+
+class RunSummary(BaseModel):
+    """What a finished run reports."""
+
+    run_dir: Path
+    best_path: Path
+    best_val: float
+    seed_val: float
+    candidates: int
+    metric_calls: int
+    test: Comparison
+    notes: list[str] = []
+
+
+class _NullLogger:
+    """GEPA's logger, silenced: our RunLog reports instead."""
+
+    def log(self, *args: object, **kwargs: object) -> None:
+        pass
+
+
+def evolve(
+    settings: EvolveSettings,
+    proposers: Sequence[Proposer],
+    *,
+    say: Callable[[str], None] = print,
+) -> RunSummary:
+    """Run GEPA on the corpus and score the best candidate on held-out test."""
+    run_dir = settings.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "settings.json").write_bytes(
+        orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+    )
+    load_manifest(settings.corpus)  # a corpus without a manifest fails here, early
+    train = examples_of("train", load_split(settings.corpus, "train"))
+    val = examples_of("val", load_split(settings.corpus, "val"))
+    test = examples_of("test", load_split(settings.corpus, "test"))
+    seed = load_seed(settings.seed_file)
+    for note in seed.notes:
+        say(note)
+
+    references = LndReferences()
+    say(f"lnd reference results for {len(train) + len(val) + len(test)} scenarios "
+        "(computed once, then cached)…")
+    references.precompute([*train, *val, *test], workers=settings.max_concurrency)
+    evaluator = Evaluator(references, cache_dir=run_dir / "evals",
+                          timeout=settings.timeout, memory=settings.memory)
+
+    budget = settings.max_evals or 20 * len(val)
+    plateau = settings.plateau_evals or 5 * len(val)
+    dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau)
+    runlog = RunLog(run_dir, budget=budget, status=lambda: f"proposer {dispatcher.current.name}",
+                    stream=None)
+    config = GEPAConfig(
+        engine=EngineConfig(
+            run_dir=str(run_dir / "gepa"),
+            seed=settings.seed,
+            max_metric_calls=budget,
+            max_candidate_proposals=settings.max_proposals,
+            # Our evaluator caches by content; GEPA 0.1.4's cache mixes up
+            # train and val ids when both are given, so it stays off.
+            cache_evaluation=False,
+            raise_on_exception=False,
+            parallel=settings.max_concurrency > 1,
+            max_workers=settings.max_concurrency,
+            frontier_type="hybrid",
+            track_best_outputs=False,
+            display_progress_bar=False,
+        ),
+        reflection=ReflectionConfig(
+            reflection_lm=None,
+            custom_candidate_proposer=dispatcher,
+            reflection_minibatch_size=min(settings.minibatch, len(train)),
+        ),
+        tracking=TrackingConfig(logger=_NullLogger()),
+        callbacks=[dispatcher, runlog],
+    )
+    say(f"evolving from {seed.origin} with {', '.join(p.name for p in proposers)}: "
+        f"{len(train)} train, {len(val)} val scenarios, budget {budget} evaluations; "
+        f"run dir {run_dir}")
+    result = optimize_anything(
+        seed_candidate=seed.source,
+        evaluator=evaluator,
+        dataset=list(train),
+        valset=list(val),
+        config=config,
+    )
+    best = _text(result.best_candidate)
+    best_path = run_dir / "best.go"
+    best_path.write_text(best)
+    best_val = float(result.val_aggregate_scores[result.best_idx])
+    seed_val = float(result.val_aggregate_scores[0])
+    say(f"best candidate {best_path}: val score {best_val:.4f} (seed {seed_val:.4f})")
+
+    say(f"scoring best, seed and lnd on {len(test)} held-out test scenarios…")
+    comparison = compare_routers(
+        {"best": best, "seed": seed.source}, test, evaluator, references,
+        workers=settings.max_concurrency,
+    )
+    summary = RunSummary(
+        run_dir=run_dir,
+        best_path=best_path,
+        best_val=best_val,
+        seed_val=seed_val,
+        candidates=len(result.candidates),
+        metric_calls=int(result.total_metric_calls or runlog.calls_used),
+        test=comparison,
+        notes=seed.notes,
+    )
+    _write_report(summary, run_dir)
+    return summary
+
+
+def _text(candidate: object) -> str:
+    if isinstance(candidate, str):
+        return candidate
+    if isinstance(candidate, dict):
+        return next(iter(candidate.values()))
+    raise TypeError(f"unexpected candidate type {type(candidate).__name__}")
+
+
+def _write_report(summary: RunSummary, run_dir: Path) -> None:
+    (run_dir / "report.json").write_bytes(
+        orjson.dumps(summary.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+    )
+    (run_dir / "report.md").write_text(render_report(summary) + "\n")
+
+
+def render_report(summary: RunSummary) -> str:
+    """The readable report of a run."""
+    return "\n\n".join([
+        f"# Evolution run {summary.run_dir.name}",
+        f"Best candidate: `{summary.best_path}` — val score {summary.best_val:.4f} "
+        f"(seed {summary.seed_val:.4f}); {summary.candidates} candidates kept, "
+        f"{summary.metric_calls} evaluations.",
+        "## Held-out test: per arena",
+        render_table(summary.test),
+        "## Held-out test: paired comparisons (per scenario)",
+        render_pairs(summary.test),
+    ])
+
+
+def val_examples(corpus: Path) -> list[ScenarioExample]:
+    """The val split as evaluator examples."""
+    return examples_of("val", load_split(corpus, "val"))

@@ -1,0 +1,132 @@
+"""The run's own log: one JSON line per proposal and score, the source of
+every candidate once, and a one-line progress display.
+
+GEPA's default logger prints whole candidates every iteration; this keeps
+the run dir small and the screen readable instead.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import orjson
+
+from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.score.evaluator import candidate_hash
+
+Status = Callable[[], str]
+
+
+class RunLog:
+    """A GEPACallback that writes log.jsonl, candidates/*.go and progress."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        *,
+        budget: int,
+        status: Status | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        self.run_dir = run_dir
+        self.path = run_dir / "log.jsonl"
+        self.candidates_dir = run_dir / "candidates"
+        self.budget = budget
+        self._status = status or (lambda: "")
+        self._stream = stream if stream is not None else sys.stderr
+        self._lock = threading.Lock()
+        self._started = time.monotonic()
+        self.best_val: float | None = None
+        self.calls_used = 0
+        self.candidates_dir.mkdir(parents=True, exist_ok=True)
+
+    # Writing -------------------------------------------------------------
+
+    def event(self, kind: str, **fields: Any) -> None:
+        """Append one JSON line."""
+        record = {"t": round(time.time(), 3), "event": kind, **fields}
+        line = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS, default=str)
+        with self._lock, self.path.open("ab") as f:
+            f.write(line + b"\n")
+
+    def save_candidate(self, source: str) -> str:
+        """Store a candidate's source once; returns its id."""
+        cid = candidate_hash(source)
+        path = self.candidates_dir / f"{cid}.go"
+        if not path.exists():
+            atomic_write(path, source.encode())
+        return cid
+
+    def progress(self, note: str = "") -> None:
+        best = "—" if self.best_val is None else f"{self.best_val:.4f}"
+        elapsed = time.monotonic() - self._started
+        line = (
+            f"[{elapsed:6.0f}s] evals {self.calls_used}/{self.budget}  best val {best}  "
+            f"{self._status()}  {note}"
+        ).rstrip()
+        print(line, file=self._stream, flush=True)
+
+    # GEPACallback hooks --------------------------------------------------
+
+    def on_optimization_start(self, event: Mapping[str, Any]) -> None:
+        seed = _only_text(event["seed_candidate"])
+        self.event("start", seed=self.save_candidate(seed),
+                   trainset=event["trainset_size"], valset=event["valset_size"])
+
+    def on_proposal_end(self, event: Mapping[str, Any]) -> None:
+        texts = event.get("new_instructions") or {}
+        ids = [self.save_candidate(t) for t in texts.values()]
+        self.event("proposal", iteration=event["iteration"], children=ids,
+                   skipped=not ids, proposer=self._status())
+
+    def on_proposal_start(self, event: Mapping[str, Any]) -> None:
+        parent = _only_text(event["parent_candidate"])
+        self.event("parent", iteration=event["iteration"], parent=candidate_hash(parent))
+
+    def on_evaluation_end(self, event: Mapping[str, Any]) -> None:
+        self.event("minibatch", iteration=event["iteration"],
+                   candidate=event.get("candidate_idx"), scores=event["scores"],
+                   seed=event.get("is_seed_candidate", False))
+
+    def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
+        self.event("accepted", iteration=event["iteration"], idx=event["new_candidate_idx"],
+                   score=event["new_score"])
+
+    def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        self.event("rejected", iteration=event["iteration"], old=event["old_score"],
+                   new=event["new_score"], reason=event["reason"])
+
+    def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
+        source = _only_text(event["candidate"])
+        score = float(event["average_score"])
+        improved = self.best_val is None or score > self.best_val
+        if improved:
+            self.best_val = score
+        self.event("val", iteration=event["iteration"], idx=event["candidate_idx"],
+                   candidate=self.save_candidate(source), score=score,
+                   scores={str(k): v for k, v in event["scores_by_val_id"].items()},
+                   best=bool(event.get("is_best_program")))
+        self.progress(f"candidate {event['candidate_idx']} val {score:.4f}"
+                      + ("  ▲ new best" if improved else ""))
+
+    def on_budget_updated(self, event: Mapping[str, Any]) -> None:
+        self.calls_used = int(event["metric_calls_used"])
+
+    def on_iteration_end(self, event: Mapping[str, Any]) -> None:
+        verdict = "accepted" if event["proposal_accepted"] else "not better"
+        self.progress(f"iteration {event['iteration']}: {verdict}")
+
+    def on_error(self, event: Mapping[str, Any]) -> None:
+        self.event("error", iteration=event["iteration"], error=repr(event["exception"]),
+                   will_continue=event["will_continue"])
+
+
+def _only_text(candidate: Mapping[str, str] | str) -> str:
+    if isinstance(candidate, str):
+        return candidate
+    return next(iter(candidate.values()))

@@ -1,0 +1,27 @@
+"""The reflection proposer: a language model (or agent) rewrites the candidate.
+
+It renders the prompt pack for the parent and its minibatch feedback, asks
+the back-end, and returns the Go file the reply holds (checked to parse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from routesim_evolve.reflect.base import ReflectionBackend
+from routesim_evolve.reflect.prompts import PromptPack, feedback_items
+from routesim_evolve.reflect.propose import propose
+
+
+class LMProposer:
+    """Single-call reflection: one prompt in, one whole Go file out."""
+
+    def __init__(self, backend: ReflectionBackend, pack: PromptPack) -> None:
+        self.backend = backend
+        self.pack = pack
+        self.name = backend.name
+
+    def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
+        prompt = self.pack.render(parent, feedback_items(feedback))
+        return propose(self.backend, prompt)

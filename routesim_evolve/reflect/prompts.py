@@ -1,0 +1,174 @@
+"""Render the reflection prompt from a prompt pack and the corpus manifest.
+
+The static part (objective, background with the contract's exact Go
+declarations, and with --degraded the attribution addendum) is rendered once
+per run and stays byte-identical between iterations, so providers' prompt
+caching can reuse it; the dynamic part (the current candidate and its
+feedback) comes last.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel
+
+from routesim_evolve.build.allowlist import load_allowlist
+from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.build.gomodule import build_env, cache_root, go_binary, go_module_dir
+from routesim_evolve.build.gomodule import module_fingerprint as go_fingerprint
+from routesim_evolve.corpus.manifest import ArenaRates, Manifest
+from routesim_evolve.reflect.base import PromptParts
+from routesim_evolve.score.axes import EFFICIENCY_WEIGHT
+
+DEFAULT_PACK = Path(__file__).resolve().parents[2] / "prompts" / "default"
+LND_VERSION = "v0.21.2-beta"
+
+# What `go doc` shows the model: our contract package whole, and the lnd
+# types a router builds routes and reads failures with.
+CONTRACT_DOCS: tuple[tuple[str, ...], ...] = (
+    ("-all", "./routing"),
+    ("github.com/lightningnetwork/lnd/routing/route", "Route"),
+    ("github.com/lightningnetwork/lnd/routing/route", "Hop"),
+    ("github.com/lightningnetwork/lnd/routing/route", "NewRouteFromHops"),
+    ("github.com/lightningnetwork/lnd/routing/route", "Route.TotalFees"),
+    ("github.com/lightningnetwork/lnd/lnwire", "FailureMessage"),
+)
+
+
+class PromptError(Exception):
+    """The prompt cannot be rendered (e.g. --degraded without an attribution arena)."""
+
+
+class FeedbackItem(BaseModel):
+    """One minibatch example as the reflection model sees it."""
+
+    title: str
+    text: str
+
+
+def contract_doc(go_dir: Path | None = None) -> str:
+    """The contract's Go declarations from `go doc`, cached by module content."""
+    go_dir = go_dir or go_module_dir()
+    cached = cache_root() / "prompts" / f"contract-{go_fingerprint(go_dir)}.txt"
+    if cached.is_file():
+        return cached.read_text()
+    parts = []
+    for args in CONTRACT_DOCS:
+        out = subprocess.run(
+            [go_binary(), "doc", *args],
+            cwd=go_dir,
+            env=build_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if out.returncode != 0:
+            raise PromptError(f"go doc {' '.join(args)} failed: {out.stderr.strip()}")
+        parts.append(out.stdout.strip())
+    text = "\n\n".join(parts)
+    atomic_write(cached, text.encode())
+    return text
+
+
+class PromptPack:
+    """A folder of templates, rendered against one corpus manifest."""
+
+    def __init__(
+        self,
+        manifest: Manifest,
+        *,
+        degraded: bool = False,
+        pack_dir: Path = DEFAULT_PACK,
+        lessons: Sequence[str] = (),
+        contract: str | None = None,
+    ) -> None:
+        if degraded and manifest.degraded_attribution() is None:
+            raise PromptError(
+                "--degraded needs a corpus with an attribution arena, and this corpus has "
+                f"only: {', '.join(manifest.arenas)}. Regenerate it with --attribution."
+            )
+        if not pack_dir.is_dir():
+            raise PromptError(f"prompt pack {pack_dir} does not exist")
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(pack_dir),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+        )
+        self._env.globals["pct"] = lambda x: f"{100 * float(x):.0f}%"
+        self.degraded = degraded
+        self.context = world_context(manifest, degraded=degraded)
+        self.context["lessons"] = list(lessons)
+        self.context["contract_doc"] = contract if contract is not None else contract_doc()
+        self.static = self._render_static()
+
+    def _render_static(self) -> str:
+        names = ["objective.md.j2", "background.md.j2"]
+        if self.degraded:
+            names.append("degraded.md.j2")
+        return "\n\n".join(self._env.get_template(n).render(self.context).strip() for n in names)
+
+    def render(self, candidate: str, feedback: Sequence[FeedbackItem]) -> PromptParts:
+        """The prompt for one proposal."""
+        dynamic = self._env.get_template("iteration.md.j2").render(
+            candidate=candidate.strip(), feedback=[f.model_dump() for f in feedback]
+        )
+        return PromptParts(static=self.static, dynamic=dynamic.strip())
+
+
+def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
+    """The numbers the templates state, all read from the manifest."""
+    arenas = manifest.arenas
+    if not arenas:
+        raise PromptError("the corpus manifest lists no arena")
+    base = arenas.get("base") or next(iter(arenas.values()))
+    every = list(arenas.values())
+    ctx: dict[str, Any] = {
+        "lnd_version": LND_VERSION,
+        "degraded": degraded,
+        "arenas": list(arenas),
+        "efficiency_weight": EFFICIENCY_WEIGHT,
+        "allowed_imports": load_allowlist().allowed_imports,
+        "stale_share": base.stale_gossip.share,
+        "uniform_share": base.liquidity.uniform_share,
+        "bimodal_scale_sat": base.liquidity.bimodal_scale_sat,
+        "payments_per_scenario": _range_text(
+            min(a.payments_per_scenario.min for a in every),
+            max(a.payments_per_scenario.max for a in every),
+            "",
+        ),
+        "amount_range": _range_text(
+            min(a.amount_sat.min for a in every), max(a.amount_sat.max for a in every), " sat"
+        ),
+        "max_parts": max(a.max_parts for a in every),
+        "max_attempts": max(a.max_attempts for a in every),
+        "fee_limit": _fee_limit_text(base),
+    }
+    if "drift" in arenas:
+        ctx["drift"] = arenas["drift"].drift.model_dump()
+    if "attribution" in arenas:
+        ctx["attribution"] = arenas["attribution"].attribution.model_dump()
+    return ctx
+
+
+def _range_text(low: float, high: float, unit: str) -> str:
+    if low == high:
+        return f"{low:,.0f}{unit}"
+    return f"{low:,.0f} to {high:,.0f}{unit}"
+
+
+def _fee_limit_text(rates: ArenaRates) -> str:
+    return f"{rates.fee_limit_base_msat:,} msat + {rates.fee_limit_ppm:,.0f} ppm of the amount"
+
+
+def feedback_items(reflective_dataset: Sequence[Mapping[str, Any]]) -> list[FeedbackItem]:
+    """Our side info entries (as GEPA hands them to a proposer) as prompt items."""
+    items = []
+    for i, entry in enumerate(reflective_dataset):
+        title = str(entry.get("Scenario") or f"example {i + 1}")
+        items.append(FeedbackItem(title=title, text=str(entry.get("Feedback", "")).strip()))
+    return items

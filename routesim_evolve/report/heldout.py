@@ -1,0 +1,207 @@
+"""Score several routers on the same scenarios and compare them pair by pair.
+
+Routers are candidates (Go sources, run through the sandbox) and lnd's
+reference routers (from the reference cache). Every router meets the same
+scenarios with the same draws, so the comparison is paired per scenario.
+With revalidation each scenario also runs in N reseeded copies, each one
+more paired observation, so that a win holds beyond the luck of one draw.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from itertools import combinations
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from routesim_evolve.corpus.load import LoadedScenario, graph_path_of, load_scenario
+from routesim_evolve.report.stats import PairedComparison, compare_paired
+from routesim_evolve.score.axes import score_result
+from routesim_evolve.score.evaluator import (
+    Evaluation,
+    Evaluator,
+    LndReferences,
+    ScenarioExample,
+)
+
+# Reseeded copies differ from the original by this stride in the seed.
+RESEED_STRIDE = 1_000_003
+
+
+class RouterScore(BaseModel):
+    """One router on one scenario."""
+
+    router: str
+    scenario: str
+    arena: str
+    status: str
+    score: float
+    success: float
+    attempts_per_payment: float
+    fee_ppm: float
+
+
+class Comparison(BaseModel):
+    """Every router on every scenario, and the paired statistics."""
+
+    routers: list[str]
+    scores: list[RouterScore]
+    pairs: list[PairedComparison]
+
+    def by_router(self) -> dict[str, list[RouterScore]]:
+        out: dict[str, list[RouterScore]] = defaultdict(list)
+        for s in self.scores:
+            out[s.router].append(s)
+        return out
+
+
+def reseeded_examples(
+    examples: Sequence[ScenarioExample], copies: int, workdir: Path
+) -> list[ScenarioExample]:
+    """The examples plus `copies` reseeded copies of each, written to workdir
+    with their graph path made absolute."""
+    out = list(examples)
+    for ex in examples:
+        data = json.loads(ex.path.read_text())
+        graph = Path(graph_path_of(ex.path, data["graph"])).resolve()
+        for k in range(1, copies + 1):
+            copy = dict(data, seed=int(data["seed"]) + k * RESEED_STRIDE, graph=str(graph))
+            copy["name"] = f"{data['name']}~r{k}"
+            path = workdir / ex.split / f"{copy['name']}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(copy))
+            out.append(ScenarioExample.of(ex.split, load_scenario(path)))
+    return out
+
+
+def compare_routers(
+    candidates: Mapping[str, str],
+    examples: Sequence[ScenarioExample],
+    evaluator: Evaluator,
+    references: LndReferences,
+    *,
+    workers: int | None = None,
+    revalidate: int = 0,
+    on_progress: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Score candidate sources and lnd's routers on the examples, pairwise."""
+    with tempfile.TemporaryDirectory(prefix="routesim-reseed-") as tmp:
+        pool = reseeded_examples(examples, revalidate, Path(tmp)) if revalidate else list(examples)
+        references.precompute(pool, workers=workers)
+        scores: list[RouterScore] = []
+        for name, source in candidates.items():
+            evals = evaluator.evaluate_many(source, pool, workers=workers)
+            scores += [_candidate_score(name, ex, ev) for ex, ev in zip(pool, evals, strict=True)]
+            if on_progress:
+                on_progress(f"{name}: {len(pool)} scenarios scored")
+        for router in references.routers:
+            scores += [_reference_score(router, ex, references) for ex in pool]
+    routers = [*candidates, *references.routers]
+    return Comparison(routers=routers, scores=scores, pairs=_pairs(routers, scores, candidates))
+
+
+def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:
+    res = ev.result
+    return RouterScore(
+        router=name,
+        scenario=ex.name,
+        arena=ex.arena,
+        status=ev.status,
+        score=ev.score,
+        success=ev.axes.success,
+        attempts_per_payment=res.totals.attempts_per_payment if res else 0.0,
+        fee_ppm=res.totals.fee_ppm if res else 0.0,
+    )
+
+
+def _reference_score(router: str, ex: ScenarioExample, references: LndReferences) -> RouterScore:
+    res = references.results(ex)[router]
+    axes = score_result(res)
+    return RouterScore(
+        router=router,
+        scenario=ex.name,
+        arena=ex.arena,
+        status="ok",
+        score=axes.score,
+        success=axes.success,
+        attempts_per_payment=res.totals.attempts_per_payment,
+        fee_ppm=res.totals.fee_ppm,
+    )
+
+
+def _pairs(
+    routers: Sequence[str], scores: Sequence[RouterScore], candidates: Mapping[str, str]
+) -> list[PairedComparison]:
+    """Every candidate against every other router, paired by scenario."""
+    table: dict[str, dict[str, float]] = defaultdict(dict)
+    for s in scores:
+        table[s.router][s.scenario] = s.score
+    pairs = []
+    for a, b in combinations(routers, 2):
+        if a not in candidates and b not in candidates:
+            continue
+        common = sorted(set(table[a]) & set(table[b]))
+        pairs.append(
+            compare_paired(a, b, [table[a][s] for s in common], [table[b][s] for s in common])
+        )
+    return pairs
+
+
+def examples_of(split: str, loaded: Sequence[LoadedScenario]) -> list[ScenarioExample]:
+    """GEPA/evaluator examples of a loaded split."""
+    return [ScenarioExample.of(split, s) for s in loaded]
+
+
+def render_table(comparison: Comparison) -> str:
+    """Per-arena and per-scenario tables of every router, as Markdown."""
+    by_router = comparison.by_router()
+    lines = ["| arena | router | scenarios | success | attempts/payment | fee ppm | score |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    arenas = sorted({s.arena for s in comparison.scores})
+    for arena in [*arenas, "all"]:
+        for router in comparison.routers:
+            rows = [s for s in by_router[router] if arena in ("all", s.arena)]
+            if not rows:
+                continue
+            n = len(rows)
+            lines.append(
+                f"| {arena} | {router} | {n} | {sum(r.success for r in rows) / n:.3f} | "
+                f"{sum(r.attempts_per_payment for r in rows) / n:.2f} | "
+                f"{sum(r.fee_ppm for r in rows) / n:.0f} | {sum(r.score for r in rows) / n:.4f} |"
+            )
+    return "\n".join(lines)
+
+
+def render_scenarios(comparison: Comparison) -> str:
+    """Per-scenario scores, one column per router."""
+    table: dict[str, dict[str, RouterScore]] = defaultdict(dict)
+    for s in comparison.scores:
+        table[s.scenario][s.router] = s
+    head = "| scenario | arena | " + " | ".join(comparison.routers) + " |"
+    lines = [head, "|---|---|" + "---:|" * len(comparison.routers)]
+    for scenario in sorted(table):
+        row = table[scenario]
+        arena = next(iter(row.values())).arena
+        cells = []
+        for r in comparison.routers:
+            s = row.get(r)
+            cells.append("—" if s is None else f"{s.score:.3f} ({s.success:.2f})")
+        lines.append(f"| {scenario} | {arena} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_pairs(comparison: Comparison) -> str:
+    """The paired statistics as Markdown."""
+    lines = ["| A | B | n | mean A | mean B | A − B | 95% CI | Wilcoxon p | W/L/T |",
+             "|---|---|---:|---:|---:|---:|---|---:|---|"]
+    for p in comparison.pairs:
+        lines.append(
+            f"| {p.a} | {p.b} | {p.n} | {p.mean_a:.4f} | {p.mean_b:.4f} | {p.mean_diff:+.4f} | "
+            f"[{p.ci_low:+.4f}, {p.ci_high:+.4f}] | {p.p_value:.3g} | "
+            f"{p.wins}/{p.losses}/{p.ties} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,225 @@
+"""The evaluator: one candidate on one scenario → score and side info.
+
+It is what GEPA calls (`evaluate(candidate, example)`), and what the `eval`
+and `compare` commands run in parallel. Results are cached on disk by the
+candidate's and the scenario's content, so a resumed run and a repeated
+command never run the same pair twice. lnd's results come from the
+reference cache and never depend on the candidate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.corpus.load import LoadedScenario
+from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
+from routesim_evolve.score.feedback import describe_result
+from routesim_evolve.simulate.outcome import RunOutcome
+from routesim_evolve.simulate.reference import LND_ROUTERS, ReferenceCache
+from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.runner import run_candidate
+
+Runner = Callable[[str, Path], RunOutcome]
+
+
+class ScenarioExample(BaseModel):
+    """One scenario as a GEPA data instance: where it is and what it is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    split: str
+    name: str
+    arena: str
+    path: Path
+    content_hash: str
+
+    @classmethod
+    def of(cls, split: str, loaded: LoadedScenario) -> ScenarioExample:
+        digest = hashlib.sha256(loaded.path.read_bytes() + loaded.graph_path.read_bytes())
+        return cls(
+            split=split,
+            name=loaded.name,
+            arena=loaded.arena,
+            path=loaded.path.resolve(),
+            content_hash=digest.hexdigest(),
+        )
+
+
+class References(Protocol):
+    """lnd's results per scenario, by router name."""
+
+    def results(self, example: ScenarioExample) -> Mapping[str, Result]: ...
+
+
+class Evaluation(BaseModel):
+    """A candidate on a scenario: the outcome, scored and explained."""
+
+    scenario: str
+    arena: str
+    status: str
+    axes: ScoreAxes
+    feedback: str
+    result: Result | None = None
+
+    @property
+    def score(self) -> float:
+        return self.axes.score
+
+
+class Evaluator:
+    """Scores candidates on scenarios, with a disk cache by content."""
+
+    def __init__(
+        self,
+        references: References,
+        *,
+        cache_dir: Path | None = None,
+        timeout: float = 60.0,
+        memory: int = 1 << 30,
+        runner: Runner | None = None,
+    ) -> None:
+        self._references = references
+        self._cache_dir = cache_dir
+        self._run: Runner = runner or (
+            lambda source, path: run_candidate(source, path, timeout=timeout, memory=memory)
+        )
+
+    def __call__(self, candidate: str, example: ScenarioExample) -> tuple[float, dict[str, Any]]:
+        """GEPA's evaluator: the parameter must be named `example`."""
+        ev = self.evaluate(candidate, example)
+        return ev.score, self.side_info(ev, example)
+
+    def evaluate(self, candidate: str, example: ScenarioExample) -> Evaluation:
+        """One candidate on one scenario, from the cache when it was run before."""
+        cached = self._cache_file(candidate, example)
+        if cached is not None and cached.is_file():
+            return Evaluation.model_validate_json(cached.read_bytes())
+        ev, cacheable = self._evaluate_fresh(candidate, example)
+        if cached is not None and cacheable:
+            atomic_write(cached, ev.model_dump_json().encode())
+        return ev
+
+    def evaluate_many(
+        self,
+        candidate: str,
+        examples: Sequence[ScenarioExample],
+        *,
+        workers: int | None = None,
+        on_done: Callable[[Evaluation], None] | None = None,
+    ) -> list[Evaluation]:
+        """One candidate on many scenarios in parallel, in the examples' order."""
+        workers = workers or os.cpu_count() or 1
+
+        def one(example: ScenarioExample) -> Evaluation:
+            ev = self.evaluate(candidate, example)
+            if on_done is not None:
+                on_done(ev)
+            return ev
+
+        if workers <= 1:
+            return [one(e) for e in examples]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, examples))
+
+    def side_info(self, ev: Evaluation, example: ScenarioExample) -> dict[str, Any]:
+        """What GEPA keeps and the proposer reads. `scores` always holds all
+        three axes (0 on failure) so that the per-objective frontier works."""
+        refs = self._references.results(example)
+        return {
+            "scores": ev.axes.as_dict(),
+            "Scenario": f"{example.name} ({example.arena})",
+            "Score": round(ev.score, 4),
+            "Feedback": ev.feedback,
+            "lnd_scores": {name: score_result(r).as_dict() for name, r in refs.items()},
+        }
+
+    def _evaluate_fresh(
+        self, candidate: str, example: ScenarioExample
+    ) -> tuple[Evaluation, bool]:
+        """The evaluation, and whether it may be cached: a fault of the
+        harness (not of the candidate) is scored 0 but tried again later."""
+        outcome = self._run(candidate, example.path)
+        refs = self._references.results(example)
+        if not outcome.ok or outcome.result is None:
+            lnd = "; ".join(
+                f"{name} delivered {r.totals.succeeded}/{r.totals.payments}"
+                for name, r in refs.items()
+            )
+            feedback = f"Scored 0 on {example.name}: {outcome.status}.\n{outcome.feedback}"
+            if lnd:
+                feedback += f"\n(For reference, {lnd}.)"
+            failed = Evaluation(
+                scenario=example.name,
+                arena=example.arena,
+                status=str(outcome.status),
+                axes=ZERO,
+                feedback=feedback.strip(),
+            )
+            return failed, not outcome.harness_fault
+        scored = Evaluation(
+            scenario=example.name,
+            arena=example.arena,
+            status=str(outcome.status),
+            axes=score_result(outcome.result),
+            feedback=describe_result(outcome.result, refs),
+            result=outcome.result,
+        )
+        return scored, True
+
+    def _cache_file(self, candidate: str, example: ScenarioExample) -> Path | None:
+        if self._cache_dir is None:
+            return None
+        cand = hashlib.sha256(candidate.encode()).hexdigest()[:24]
+        return self._cache_dir / cand / f"{example.content_hash[:24]}.json"
+
+
+def candidate_hash(source: str) -> str:
+    """A short content id of a candidate, for logs and file names."""
+    return hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+class LndReferences:
+    """lnd's reference results for scenarios, from the on-disk reference
+    cache, kept in memory once read."""
+
+    def __init__(self, cache: ReferenceCache | None = None, routers: Sequence[str] = LND_ROUTERS):
+        self._cache = cache or ReferenceCache()
+        self.routers = tuple(routers)
+        self._memo: dict[str, dict[str, Result]] = {}
+        self._lock = threading.Lock()
+
+    def results(self, example: ScenarioExample) -> Mapping[str, Result]:
+        with self._lock:
+            known = self._memo.get(example.content_hash)
+        if known is not None:
+            return known
+        found = {r: self._cache.result(example.path, r) for r in self.routers}
+        with self._lock:
+            self._memo[example.content_hash] = found
+        return found
+
+    def precompute(
+        self,
+        examples: Sequence[ScenarioExample],
+        *,
+        workers: int | None = None,
+        on_done: Callable[[ScenarioExample], None] | None = None,
+    ) -> None:
+        """Make sure every example's references exist (in parallel)."""
+
+        def one(example: ScenarioExample) -> None:
+            self.results(example)
+            if on_done is not None:
+                on_done(example)
+
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+            list(pool.map(one, examples))
