@@ -20,9 +20,11 @@ from typing import Any
 import anthropic
 
 from routesim_evolve.reflect.base import (
+    PromptLike,
     PromptParts,
     RetryPolicy,
     Sleep,
+    as_prompt,
     is_transient_status,
     retry_after_seconds,
     with_retries,
@@ -66,9 +68,10 @@ class AnthropicBackend:
         self._sleep = sleep
         self._rng = rng
 
-    def complete(self, prompt: PromptParts) -> str:
+    def complete(self, prompt: PromptLike) -> str:
+        parts = as_prompt(prompt)
         return with_retries(
-            lambda: self._call(prompt),
+            lambda: self._call(parts),
             policy=self._retry,
             what=self.name,
             sleep=self._sleep,

@@ -58,6 +58,24 @@ class PromptParts(BaseModel):
         return "\n\n".join(parts) + "\n"
 
 
+class PromptLike(Protocol):
+    """Anything with the two prompt parts, e.g. `reflect.prompts.PromptParts`."""
+
+    @property
+    def static(self) -> str: ...
+
+    @property
+    def dynamic(self) -> str: ...
+
+
+def as_prompt(prompt: PromptLike) -> PromptParts:
+    """`prompt` as this module's PromptParts (which adds follow-up turns), so
+    the prompt renderer's own model can be passed straight in."""
+    if isinstance(prompt, PromptParts):
+        return prompt
+    return PromptParts(static=prompt.static, dynamic=prompt.dynamic)
+
+
 @runtime_checkable
 class ReflectionBackend(Protocol):
     """An LM (or agent) that answers a reflection prompt with text.
@@ -68,7 +86,7 @@ class ReflectionBackend(Protocol):
 
     name: str
 
-    def complete(self, prompt: PromptParts) -> str: ...
+    def complete(self, prompt: PromptLike) -> str: ...
 
 
 class RetryPolicy(BaseModel):

@@ -1,0 +1,398 @@
+"""The claude / codex back-ends against fake command-line programs.
+
+The fakes are small Python scripts that take the real tools' command lines
+(rejecting flags the real tools do not have), read the prompt from stdin the
+way the real tools do, and print the real output formats: `claude -p
+--output-format json` one JSON result object, `codex exec -o FILE -` the last
+message into FILE. Each call does the next scripted action and logs its argv,
+stdin, cwd and environment.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from routesim_evolve.reflect.base import PromptParts, RetryPolicy
+from routesim_evolve.reflect.cli_backend import (
+    CANDIDATE_FILE,
+    INSTRUCTIONS_FILE,
+    AgentCLIBackend,
+    ClaudeCLIBackend,
+    CodexCLIBackend,
+    parse_claude_json,
+)
+from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+from routesim_evolve.reflect.propose import propose
+
+GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
+NEW_GO_FILE = "package main\n\nfunc helper() int { return 2 }\n"
+GOOD_REPLY = f"Changed the weights.\n\n```go\n{GO_FILE}```\n"
+PROMPT = PromptParts(static="OBJECTIVE AND CONTRACT", dynamic="CURRENT CANDIDATE + FEEDBACK")
+
+FAKE = r'''#!{python} -S
+"""A stand-in for the real `{tool}` CLI."""
+import json, os, subprocess, sys, time
+from pathlib import Path
+
+TOOL = "{tool}"
+HERE = Path({here!r})
+ACTIONS = json.loads((HERE / "actions.json").read_text())
+
+def fail(msg, code=2):
+    sys.stderr.write("error: " + msg + "\n")
+    sys.exit(code)
+
+def parse_claude(argv):
+    opts, i = {{"allowedTools": [], "add-dir": []}}, 0
+    takes_value = {{"--output-format", "--model", "--effort", "--permission-mode", "--add-dir"}}
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-p", "--print"):
+            opts["print"] = True
+        elif a in takes_value:
+            key = a[2:]
+            if key == "add-dir":
+                opts[key].append(argv[i + 1])
+            else:
+                opts[key] = argv[i + 1]
+            i += 1
+        elif a == "--allowedTools":
+            while i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                opts["allowedTools"].append(argv[i + 1]); i += 1
+        elif a.startswith("-"):
+            fail("unknown option '" + a + "'", 1)
+        else:
+            opts["prompt_arg"] = a
+        i += 1
+    if not opts.get("print"):
+        fail("this fake only runs in print mode")
+    return opts
+
+def parse_codex(argv):
+    if not argv or argv[0] != "exec":
+        fail("expected the exec subcommand")
+    opts, i = {{"c": [], "add-dir": []}}, 1
+    takes_value = {{"--model": "model", "-m": "model", "--sandbox": "sandbox", "-s": "sandbox",
+                   "--color": "color", "--output-last-message": "o", "-o": "o"}}
+    flags = {{"--skip-git-repo-check", "--ephemeral"}}
+    while i < len(argv):
+        a = argv[i]
+        if a in takes_value:
+            opts[takes_value[a]] = argv[i + 1]; i += 1
+        elif a in ("-c", "--config"):
+            opts["c"].append(argv[i + 1]); i += 1
+        elif a == "--add-dir":
+            opts["add-dir"].append(argv[i + 1]); i += 1
+        elif a in flags:
+            opts[a[2:]] = True
+        elif a.startswith("-") and a != "-":
+            fail("unexpected argument '" + a + "' found")
+        else:
+            opts["prompt_arg"] = a
+        i += 1
+    return opts
+
+argv = sys.argv[1:]
+opts = parse_claude(argv) if TOOL == "claude" else parse_codex(argv)
+# Both tools read the prompt from stdin when none is given as an argument
+# (codex when the argument is "-").
+prompt = sys.stdin.read() if opts.get("prompt_arg", "-") == "-" else opts["prompt_arg"]
+log_path = HERE / "calls.json"
+calls = json.loads(log_path.read_text()) if log_path.exists() else []
+cwd = Path.cwd()
+instructions = cwd / "INSTRUCTIONS.md"
+calls.append({{
+    "argv": argv, "opts": opts, "stdin": prompt, "cwd": str(cwd), "env": dict(os.environ),
+    "files": sorted(p.name for p in cwd.iterdir()),
+    "instructions": instructions.read_text() if instructions.exists() else None,
+}})
+log_path.write_text(json.dumps(calls))
+kind, arg = ACTIONS[min(len(calls), len(ACTIONS)) - 1]
+
+if kind == "hang":
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    (HERE / "grandchild.pid").write_text(str(child.pid))
+    time.sleep(120)
+if kind == "exit":
+    sys.stderr.write("API Error: 529 Overloaded\n")
+    sys.exit(arg)
+if kind == "edit":
+    (cwd / "candidate_impl.go").write_text(arg)
+    arg = "I edited candidate_impl.go."
+
+if TOOL == "claude":
+    is_error = kind == "is_error"
+    print(json.dumps({{
+        "type": "result", "subtype": "error_during_execution" if is_error else "success",
+        "is_error": is_error, "duration_ms": 12, "num_turns": 1, "result": arg,
+        "session_id": "0e639165-79b1-4bd4-bb0f-4cb4c15115d4", "total_cost_usd": 0.01,
+        "usage": {{"input_tokens": 3, "output_tokens": 6}},
+    }}))
+else:
+    sys.stderr.write("OpenAI Codex (research preview)\n--------\nthinking...\n")
+    Path(opts["o"]).write_text(arg)
+    print(arg)
+'''
+
+
+class Fake:
+    """A fake CLI in its own directory, its scripted actions and call log."""
+
+    def __init__(self, root: Path, tool: str, actions: list[tuple[str, Any]]) -> None:
+        self.dir = root / f"fake-{tool}"
+        self.dir.mkdir()
+        (self.dir / "actions.json").write_text(json.dumps(actions))
+        self.path = self.dir / tool
+        self.path.write_text(FAKE.format(python=sys.executable, tool=tool, here=str(self.dir)))
+        self.path.chmod(0o755)
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        log = self.dir / "calls.json"
+        return json.loads(log.read_text()) if log.exists() else []
+
+
+def make(
+    cls: type[AgentCLIBackend],
+    fake: Fake,
+    *,
+    model: str | None = "some-model",
+    effort: str | None = "high",
+    timeout: float = 30.0,
+    sleeps: list[float] | None = None,
+    tries: int = 3,
+    scratch_root: Path | None = None,
+) -> AgentCLIBackend:
+    recorded = sleeps if sleeps is not None else []
+    return cls(
+        model,
+        effort,
+        executable=str(fake.path),
+        timeout=timeout,
+        scratch_root=scratch_root,
+        retry=RetryPolicy(max_tries=tries, base_delay=1.0, max_delay=30.0, jitter=0.0),
+        sleep=recorded.append,
+    )
+
+
+BACKENDS = [ClaudeCLIBackend, CodexCLIBackend]
+
+
+def tool_of(cls: type[AgentCLIBackend]) -> str:
+    return cls.tool
+
+
+# -- single call ------------------------------------------------------------
+
+
+def test_claude_single_call_command_line_and_reply(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "claude", [("reply", GOOD_REPLY)])
+    assert propose(make(ClaudeCLIBackend, fake), PROMPT) == GO_FILE
+    (call,) = fake.calls
+    assert call["argv"][:3] == ["-p", "--output-format", "json"]
+    assert call["opts"]["model"] == "some-model"
+    assert call["opts"]["effort"] == "high"
+    assert "prompt_arg" not in call["opts"]  # the prompt went on stdin
+    assert call["stdin"].index("OBJECTIVE") < call["stdin"].index("CURRENT CANDIDATE")
+
+
+def test_codex_single_call_command_line_and_reply(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "codex", [("reply", GOOD_REPLY)])
+    assert propose(make(CodexCLIBackend, fake, effort="medium"), PROMPT) == GO_FILE
+    (call,) = fake.calls
+    opts = call["opts"]
+    assert call["argv"][0] == "exec" and call["argv"][-1] == "-"
+    assert opts["model"] == "some-model"
+    assert opts["c"] == ['model_reasoning_effort="medium"']
+    assert opts["sandbox"] == "read-only"
+    assert opts["skip-git-repo-check"] and opts["ephemeral"]
+    # The reply is read from the last-message file, which lives outside the
+    # agent's work dir.
+    assert not opts["o"].startswith(call["cwd"])
+    assert call["stdin"].startswith("OBJECTIVE AND CONTRACT")
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_no_model_or_effort_leaves_the_tool_defaults(
+    tmp_path: Path, cls: type[AgentCLIBackend]
+) -> None:
+    fake = Fake(tmp_path, cls.tool, [("reply", GOOD_REPLY)])
+    make(cls, fake, model=None, effort=None).complete(PROMPT)
+    argv = fake.calls[0]["argv"]
+    assert "--model" not in argv and "--effort" not in argv and "-c" not in argv
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_runs_in_a_scratch_dir_with_a_scrubbed_environment(
+    tmp_path: Path, cls: type[AgentCLIBackend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-oai")
+    monkeypatch.setenv("ROUTESIM_DB_PASSWORD", "secret")
+    fake = Fake(tmp_path, cls.tool, [("reply", GOOD_REPLY)])
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    make(cls, fake, scratch_root=scratch).complete(PROMPT)
+    call = fake.calls[0]
+    env = call["env"]
+    assert "ROUTESIM_DB_PASSWORD" not in env
+    assert env["PATH"] and env["HOME"]
+    if cls is ClaudeCLIBackend:
+        assert env["ANTHROPIC_API_KEY"] == "sk-ant" and "OPENAI_API_KEY" not in env
+        assert env["DISABLE_AUTOUPDATER"] == "1"
+    else:
+        assert env["OPENAI_API_KEY"] == "sk-oai" and "ANTHROPIC_API_KEY" not in env
+    assert Path(call["cwd"]).is_relative_to(scratch)
+    assert list(scratch.iterdir()) == []  # cleaned up afterwards
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_garbage_reply_gets_one_follow_up(tmp_path: Path, cls: type[AgentCLIBackend]) -> None:
+    fake = Fake(
+        tmp_path, cls.tool, [("reply", "I would lower the fee weight."), ("reply", GOOD_REPLY)]
+    )
+    assert propose(make(cls, fake), PROMPT) == GO_FILE
+    second = fake.calls[1]["stdin"]
+    assert second.startswith("OBJECTIVE AND CONTRACT")
+    assert "I would lower the fee weight." in second
+    assert "```go" in second
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_garbage_twice_is_proposal_failed(tmp_path: Path, cls: type[AgentCLIBackend]) -> None:
+    fake = Fake(tmp_path, cls.tool, [("reply", "no code here")])
+    with pytest.raises(ProposalFailed, match="package main"):
+        propose(make(cls, fake), PROMPT)
+    assert len(fake.calls) == 2
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_timeout_kills_the_process_group_and_is_retried(
+    tmp_path: Path, cls: type[AgentCLIBackend]
+) -> None:
+    sleeps: list[float] = []
+    fake = Fake(tmp_path, cls.tool, [("hang", None), ("reply", GOOD_REPLY)])
+    assert propose(make(cls, fake, timeout=2.0, sleeps=sleeps), PROMPT) == GO_FILE
+    assert len(fake.calls) == 2
+    assert sleeps == [1.0]
+    grandchild = int((fake.dir / "grandchild.pid").read_text())
+    assert not _running(grandchild)
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_non_zero_exit_is_retried_with_backoff(tmp_path: Path, cls: type[AgentCLIBackend]) -> None:
+    sleeps: list[float] = []
+    fake = Fake(tmp_path, cls.tool, [("exit", 1), ("exit", 1), ("reply", GOOD_REPLY)])
+    assert propose(make(cls, fake, sleeps=sleeps), PROMPT) == GO_FILE
+    assert sleeps == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_persistent_failure_is_proposal_failed(tmp_path: Path, cls: type[AgentCLIBackend]) -> None:
+    fake = Fake(tmp_path, cls.tool, [("exit", 1)])
+    with pytest.raises(ProposalFailed, match=r"gave up after 3 tries.*529 Overloaded"):
+        make(cls, fake).complete(PROMPT)
+    assert len(fake.calls) == 3
+
+
+def test_claude_is_error_result_is_retried(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "claude", [("is_error", "API Error: 429"), ("reply", GOOD_REPLY)])
+    assert make(ClaudeCLIBackend, fake).complete(PROMPT) == GOOD_REPLY
+
+
+def test_missing_program_is_proposal_failed(tmp_path: Path) -> None:
+    backend = ClaudeCLIBackend(executable=str(tmp_path / "no-such-claude"))
+    with pytest.raises(ProposalFailed, match="cannot start"):
+        backend.complete(PROMPT)
+
+
+def test_the_program_is_found_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = Fake(tmp_path, "codex", [("reply", GOOD_REPLY)])
+    monkeypatch.setenv("PATH", f"{fake.dir}:/usr/bin:/bin")
+    assert CodexCLIBackend().complete(PROMPT) == GOOD_REPLY
+
+
+def test_claude_json_is_found_after_stray_output() -> None:
+    out = 'warning: something\n{"type": "result", "is_error": false, "result": "hi"}\n'
+    assert parse_claude_json(out)["result"] == "hi"
+    with pytest.raises(TransientError):
+        parse_claude_json("not json at all")
+
+
+# -- agentic ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_agent_edits_the_candidate_in_its_work_dir(
+    tmp_path: Path, cls: type[AgentCLIBackend]
+) -> None:
+    fake = Fake(tmp_path, cls.tool, [("edit", NEW_GO_FILE)])
+    eval_script = tmp_path / "eval-minibatch"
+    cache = tmp_path / "gocache"
+    code = make(cls, fake).propose_in_workdir(
+        PROMPT, GO_FILE, eval_script=eval_script, writable_dirs=[cache]
+    )
+    assert code == NEW_GO_FILE
+    (call,) = fake.calls
+    assert call["files"] == [INSTRUCTIONS_FILE, CANDIDATE_FILE]
+    instructions = call["instructions"]
+    assert instructions.index("OBJECTIVE") < instructions.index("CURRENT CANDIDATE")
+    assert str(eval_script) in instructions
+    assert INSTRUCTIONS_FILE in call["stdin"]
+    opts = call["opts"]
+    assert opts["add-dir"] == [str(cache)]
+    if cls is ClaudeCLIBackend:
+        assert opts["permission-mode"] == "acceptEdits"
+        assert f"Bash({eval_script}:*)" in opts["allowedTools"]
+    else:
+        assert opts["sandbox"] == "workspace-write"
+
+
+def test_agent_uses_the_callers_work_dir(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "codex", [("edit", NEW_GO_FILE)])
+    work = tmp_path / "work"
+    make(CodexCLIBackend, fake).propose_in_workdir(PROMPT, GO_FILE, workdir=work)
+    assert fake.calls[0]["cwd"] == str(work)
+    assert (work / CANDIDATE_FILE).read_text() == NEW_GO_FILE
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_agent_gets_one_follow_up_for_a_broken_edit(
+    tmp_path: Path, cls: type[AgentCLIBackend]
+) -> None:
+    broken = "package main\n\nfunc helper() int {\n"
+    fake = Fake(tmp_path, cls.tool, [("edit", broken), ("edit", NEW_GO_FILE)])
+    assert make(cls, fake).propose_in_workdir(PROMPT, GO_FILE) == NEW_GO_FILE
+    follow_up = fake.calls[1]["stdin"]
+    assert "does not parse" in follow_up and "candidate_impl.go:3:21" in follow_up
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_agent_that_changes_nothing_fails_the_proposal(
+    tmp_path: Path, cls: type[AgentCLIBackend]
+) -> None:
+    fake = Fake(tmp_path, cls.tool, [("reply", "Looks fine to me.")])
+    with pytest.raises(ProposalFailed, match="unchanged"):
+        make(cls, fake).propose_in_workdir(PROMPT, GO_FILE)
+    assert len(fake.calls) == 2
+
+
+def test_agent_timeout_is_retried_from_the_rounds_start(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "claude", [("hang", None), ("edit", NEW_GO_FILE)])
+    backend = make(ClaudeCLIBackend, fake, timeout=2.0)
+    assert backend.propose_in_workdir(PROMPT, GO_FILE) == NEW_GO_FILE
+    assert len(fake.calls) == 2
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is alive (a zombie waiting for its reaper counts as dead)."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        return False
+    state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
+    return "Z" not in state.split()[1]

@@ -1,0 +1,111 @@
+"""Building back-ends from specs; the shared interface and prompt shape."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from routesim_evolve.reflect.anthropic_backend import AnthropicBackend
+from routesim_evolve.reflect.base import (
+    PromptParts,
+    ReflectionBackend,
+    RetryPolicy,
+    as_prompt,
+    retry_after_seconds,
+)
+from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend, CodexCLIBackend
+from routesim_evolve.reflect.errors import ProposalFailed
+from routesim_evolve.reflect.factory import BackendUnavailable, make_backend
+from routesim_evolve.reflect.openai_backend import OpenAIBackend
+from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.spec import parse_lm_spec
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+@pytest.mark.parametrize(
+    "value,cls,name",
+    [
+        ("anthropic:claude-opus-4-7:high", AnthropicBackend, "anthropic:claude-opus-4-7:high"),
+        ("openai:gpt-5.5:low", OpenAIBackend, "openai:gpt-5.5:low"),
+        ("claude:opus:max", ClaudeCLIBackend, "claude:opus:max"),
+        ("codex", CodexCLIBackend, "codex"),
+    ],
+)
+def test_make_backend(value: str, cls: type, name: str) -> None:
+    backend = make_backend(parse_lm_spec(value))
+    assert isinstance(backend, cls)
+    assert isinstance(backend, ReflectionBackend)
+    assert backend.name == name
+
+
+def test_offline_has_no_backend() -> None:
+    with pytest.raises(BackendUnavailable, match="offline"):
+        make_backend(parse_lm_spec("offline"))
+
+
+def test_missing_openai_key_is_reported_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(BackendUnavailable, match=r"openai:gpt-5\.5"):
+        make_backend(parse_lm_spec("openai:gpt-5.5"))
+
+
+@dataclass
+class RendererParts:
+    """Stands in for the prompt renderer's own model (static + dynamic)."""
+
+    static: str
+    dynamic: str
+
+
+class Scripted:
+    """A back-end that answers from a list and records the prompts."""
+
+    name = "scripted"
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.prompts: list[PromptParts] = []
+
+    def complete(self, prompt: PromptParts) -> str:  # type: ignore[override]
+        self.prompts.append(as_prompt(prompt))
+        return self.replies.pop(0)
+
+
+def test_propose_accepts_any_static_dynamic_pair() -> None:
+    backend = Scripted(["```go\npackage main\n```\n"])
+    assert propose(backend, RendererParts(static="S", dynamic="D")) == "package main\n"
+    assert backend.prompts[0] == PromptParts(static="S", dynamic="D")
+
+
+def test_propose_fails_without_calling_a_third_time() -> None:
+    backend = Scripted(["prose", "more prose", "```go\npackage main\n```\n"])
+    with pytest.raises(ProposalFailed, match="scripted: no usable Go file after a follow-up"):
+        propose(backend, PromptParts(static="S", dynamic="D"))
+    assert len(backend.replies) == 1
+
+
+def test_flat_prompt_keeps_static_first_and_appends_follow_ups() -> None:
+    prompt = PromptParts(static="S", dynamic="D").with_follow_up("R", "Q")
+    assert prompt.flat() == "S\n\nD\n\n## Your previous reply\n\nR\n\n## Follow-up\n\nQ\n"
+
+
+def test_backoff_grows_exponentially_within_its_cap_and_jitter() -> None:
+    policy = RetryPolicy(base_delay=2.0, max_delay=10.0, jitter=0.5)
+    rng = random.Random(7)
+    for attempt, ceiling in enumerate([2.0, 4.0, 8.0, 10.0, 10.0]):
+        delay = policy.delay(attempt, rng)
+        assert ceiling / 2 <= delay <= ceiling
+
+
+def test_retry_after_parsing() -> None:
+    assert retry_after_seconds({"retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
+    assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
+    assert retry_after_seconds(None) is None
