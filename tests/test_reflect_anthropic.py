@@ -180,3 +180,9 @@ def test_missing_credentials_fail_the_proposal_not_the_run(
     )
     with pytest.raises(ProposalFailed):
         AnthropicBackend("claude-opus-4-7", client=client).complete(PROMPT)
+
+
+def test_an_empty_reply_is_quoted_in_the_follow_up_not_sent_empty() -> None:
+    server = Server([ok(""), ok(GOOD_REPLY)])
+    assert propose(backend(server), PROMPT) == GO_FILE
+    assert server.bodies[1]["messages"][1] == {"role": "assistant", "content": "(empty reply)"}

@@ -396,3 +396,25 @@ def _running(pid: int) -> bool:
         return False
     state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
     return "Z" not in state.split()[1]
+
+
+def test_agent_that_deletes_the_file_gets_it_back_for_the_follow_up(tmp_path: Path) -> None:
+    script = tmp_path / "agent-rm"
+    script.write_text(
+        f"#!{sys.executable} -S\n"
+        "import sys, pathlib\n"
+        "sys.stdin.read()\n"
+        "log = pathlib.Path(sys.argv[0] + '.n')\n"
+        "n = int(log.read_text()) + 1 if log.exists() else 1\n"
+        "log.write_text(str(n))\n"
+        "target = pathlib.Path('candidate_impl.go')\n"
+        "if n == 1:\n"
+        "    target.unlink()\n"
+        "else:\n"
+        f"    assert target.read_text() == {GO_FILE!r}\n"
+        f"    target.write_text({NEW_GO_FILE!r})\n"
+        'print(\'{"type": "result", "is_error": false, "result": "done"}\')\n'
+    )
+    script.chmod(0o755)
+    backend = ClaudeCLIBackend(executable=str(script), retry=RetryPolicy(max_tries=1))
+    assert backend.propose_in_workdir(PROMPT, GO_FILE) == NEW_GO_FILE

@@ -9,7 +9,8 @@ environment, in one of two modes:
   the file in place (and may run an evaluation script on the minibatch), and
   the file it leaves behind is the proposal.
 
-Command lines (flags as documented by each tool; see the module's report):
+Command lines (flags from Claude Code's CLI reference and headless-mode docs,
+and from codex's `codex-rs/exec/src/cli.rs` and non-interactive-mode docs):
 
     claude -p --output-format json [--model M] [--effort E]
            [--permission-mode acceptEdits --allowedTools Read Edit Write ...]
@@ -295,7 +296,7 @@ class AgentCLIBackend:
             raise ProposalFailed(f"{self.name}: no usable {CANDIDATE_FILE}: {second.reason}")
 
     def _agent_round(self, args: list[str], task: str, target: Path, original: str) -> Extraction:
-        start = target.read_text()
+        start = target.read_text() if target.is_file() else original
 
         def attempt() -> None:
             # A retried run starts from this round's file, not a half-edit.
