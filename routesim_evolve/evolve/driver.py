@@ -35,7 +35,7 @@ from routesim_evolve.report.heldout import (
     render_pairs,
     render_table,
 )
-from routesim_evolve.score.evaluator import Evaluator, LndReferences, ScenarioExample
+from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner, ScenarioExample
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,7 @@ def evolve(
     proposers: Sequence[Proposer],
     *,
     say: Callable[[str], None] = print,
+    runner: Runner | None = None,
 ) -> RunSummary:
     """Run GEPA on the corpus and score the best candidate on held-out test."""
     run_dir = settings.run_dir
@@ -103,7 +104,7 @@ def evolve(
     say(f"lnd reference results for {len(train) + len(val) + len(test)} scenarios "
         "(computed once, then cached)…")
     references.precompute([*train, *val, *test], workers=settings.max_concurrency)
-    evaluator = Evaluator(references, cache_dir=run_dir / "evals",
+    evaluator = Evaluator(references, cache_dir=run_dir / "evals", runner=runner,
                           timeout=settings.timeout, memory=settings.memory)
 
     budget = settings.max_evals or 20 * len(val)
