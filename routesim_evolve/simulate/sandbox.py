@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import functools
 import logging
 import math
@@ -314,11 +315,14 @@ def run_binary(
         try:
             ex = _spawn_and_wait(cmd, scratch, limits)
         except OSError as exc:
+            # exec fails with ENOMEM when the binary's static data alone
+            # exceeds the address-space cap: the candidate's doing.
+            status = RunStatus.MEMORY if exc.errno == errno.ENOMEM else RunStatus.INTERNAL
             return RunOutcome(
-                status=RunStatus.INTERNAL,
+                status=status,
                 scenario=str(scenario),
                 router=router,
-                feedback=f"could not run routesim: {exc}",
+                feedback=f"could not run routesim on scenario {name}: {exc}",
             )
         common = {
             "scenario": str(scenario),
