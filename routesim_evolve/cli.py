@@ -114,15 +114,17 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
 @CORPUS
 @click.option("--split", type=SPLITS, default="val", show_default=True)
 @click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--scenarios", help="Only these scenarios of the split (comma-separated names).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the results as JSON here.")
 @WORKERS
 @TIMEOUT
-def eval_command(corpus: Path | None, split: str, candidate: Path, json_out: Path | None,
-                 workers: int, timeout: float) -> None:
+def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: str | None,
+                 json_out: Path | None, workers: int, timeout: float) -> None:
     """Score one candidate on a split, beside lnd-apriori and lnd-bimodal."""
+    only = [n for n in scenarios.split(",") if n] if scenarios else None
     _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
-             with_pairs=False)
+             with_pairs=False, only=only)
 
 
 @main.command("compare")
@@ -144,7 +146,8 @@ def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...
 
 
 def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
-             workers: int, timeout: float, revalidate: int, *, with_pairs: bool) -> None:
+             workers: int, timeout: float, revalidate: int, *, with_pairs: bool,
+             only: list[str] | None = None) -> None:
     if corpus is None:
         _fail("--corpus is required")
     names = _router_names(files)
@@ -153,6 +156,11 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
         examples = examples_of(split, load_split(corpus, split))
     except CorpusError as exc:
         _fail(str(exc))
+    if only is not None:
+        unknown = sorted(set(only) - {e.name for e in examples})
+        if unknown:
+            _fail(f"{corpus}/{split} has no scenario named {', '.join(unknown)}")
+        examples = [e for e in examples if e.name in only]
     if not examples:
         _fail(f"{corpus}/{split} holds no scenario")
     sources = {name: path.read_text() for name, path in zip(names, files, strict=True)}

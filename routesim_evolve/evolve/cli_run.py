@@ -11,6 +11,7 @@ from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.evolve.driver import EvolveSettings, evolve
 from routesim_evolve.evolve.seed import SeedError
 from routesim_evolve.propose.factory import build_proposers
+from routesim_evolve.reflect.factory import BackendUnavailable
 from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
 from routesim_evolve.report.heldout import render_pairs, render_table
@@ -36,7 +37,10 @@ def run_evolution(
         seed=rng_seed, adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
         reflection=[str(s) for s in specs],
     )
-    proposers = build_proposers(specs, pack, seed=rng_seed)
+    try:
+        proposers = build_proposers(specs, pack, corpus, seed=rng_seed)
+    except BackendUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         summary = evolve(settings, proposers, say=lambda m: click.echo(m, err=True))
     except SeedError as exc:

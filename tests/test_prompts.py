@@ -1,0 +1,46 @@
+"""The prompt pack: numbers from the manifest, the contract from go doc, and
+a static prefix that never changes between iterations."""
+
+from __future__ import annotations
+
+import pytest
+
+from routesim_evolve.corpus.load import load_manifest
+from routesim_evolve.reflect.prompts import FeedbackItem, PromptError, PromptPack
+
+
+@pytest.fixture(scope="module")
+def manifest(tiny_corpus):
+    return load_manifest(tiny_corpus)
+
+
+def test_static_part_states_the_contract_and_the_manifest_numbers(manifest):
+    pack = PromptPack(manifest, degraded=True)
+    static = pack.static
+    # The exact declarations, from go doc on the Go sources.
+    assert "type SimNetworkView interface" in static
+    request = "RequestRoute(amt lnwire.MilliSatoshi, inFlightHtlcs uint32) (*route.Route, error)"
+    assert request in static
+    assert "func NewRouteFromHops(" in static
+    rates = manifest.degraded_attribution()
+    assert f"{100 * rates.stripped_rate:.0f}% of failure reports arrive **stripped**" in static
+    assert "github.com/routesim-evolve/routesim/routing" in static  # the allow-list
+    assert "{{" not in static and "}}" not in static
+
+
+def test_dynamic_part_comes_last_and_static_is_stable(manifest, seed_source):
+    pack = PromptPack(manifest)
+    one = pack.render(seed_source, [FeedbackItem(title="s1 (base)", text="delivered 3/5")])
+    two = pack.render("package main // other", [FeedbackItem(title="s2", text="x")])
+    assert one.static == two.static
+    assert seed_source.strip()[:200] in one.dynamic and "delivered 3/5" in one.dynamic
+    assert "degraded" not in one.static.lower() or "Degraded failure attribution" not in one.static
+
+
+def test_degraded_is_refused_without_an_attribution_arena(tmp_path):
+    from conftest import make_corpus
+
+    plain = load_manifest(make_corpus(tmp_path / "plain", arenas="base,drift"))
+    with pytest.raises(PromptError, match="attribution arena"):
+        PromptPack(plain, degraded=True, contract="")
+    assert "drift" in PromptPack(plain, contract="").static.lower()

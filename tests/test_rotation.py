@@ -1,0 +1,89 @@
+"""The proposal dispatcher: skipping failed proposals, rotating on plateaus,
+and the agentic proposer's minibatch eval script."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from routesim_evolve.corpus.load import load_manifest, load_split
+from routesim_evolve.evolve.rotation import RotatingProposer
+from routesim_evolve.propose.agentic import AgenticProposer, minibatch_names
+from routesim_evolve.reflect.prompts import PromptPack
+
+
+class Fixed:
+    def __init__(self, name: str, child: str | None = None, fail: bool = False) -> None:
+        self.name, self.child, self.fail, self.calls = name, child, fail, 0
+
+    def propose(self, parent, feedback):
+        self.calls += 1
+        if self.fail:
+            raise RuntimeError("the model is down")
+        return self.child
+
+
+def _call(d: RotatingProposer) -> dict[str, str]:
+    return d({"current_candidate": "parent"}, {"current_candidate": []}, ["current_candidate"])
+
+
+def test_failed_or_empty_proposals_skip_the_iteration():
+    for proposer in (Fixed("a", fail=True), Fixed("b", child=None), Fixed("c", child="parent")):
+        d = RotatingProposer([proposer])
+        assert _call(d) == {} and d.skipped == 1
+    assert _call(RotatingProposer([Fixed("d", child="child")])) == {"current_candidate": "child"}
+
+
+def test_rotates_after_a_plateau_and_not_before():
+    a, b = Fixed("a", child="x"), Fixed("b", child="y")
+    d = RotatingProposer([a, b], plateau_evals=10)
+    d.on_valset_evaluated({"average_score": 0.5})
+    d.on_budget_updated({"metric_calls_used": 9})
+    assert d.current is a
+    d.on_valset_evaluated({"average_score": 0.6})  # improvement at 9 calls
+    d.on_budget_updated({"metric_calls_used": 18})
+    assert d.current is a
+    d.on_budget_updated({"metric_calls_used": 19})
+    assert d.current is b and d.rotations == [(19, "b")]
+    assert _call(d) == {"current_candidate": "y"}
+    d.on_budget_updated({"metric_calls_used": 29})
+    assert d.current is a  # round robin
+
+
+def test_no_rotation_when_not_adaptive():
+    d = RotatingProposer([Fixed("a"), Fixed("b")], adaptive=False, plateau_evals=1)
+    d.on_budget_updated({"metric_calls_used": 100})
+    assert d.current.name == "a"
+
+
+class FakeAgent:
+    """Behaves like AgentCLIBackend.propose_in_workdir: runs the eval script
+    on its edit, as an agent may, and returns the edited file."""
+
+    name = "fake-agent"
+
+    def __init__(self) -> None:
+        self.script_output = ""
+
+    def propose_in_workdir(self, prompt, candidate, *, eval_script=None, workdir=None,
+                           writable_dirs=()):
+        edited = candidate.replace("maxHops = 20", "maxHops = 12")
+        work = Path(eval_script).parent
+        (work / "candidate_impl.go").write_text(edited)
+        out = subprocess.run([str(eval_script)], cwd=work, capture_output=True, text=True,
+                             check=True)
+        self.script_output = out.stdout
+        return edited
+
+
+def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(tiny_corpus, seed_source):
+    pack = PromptPack(load_manifest(tiny_corpus), contract="(contract)")
+    train = load_split(tiny_corpus, "train")
+    feedback = [{"Scenario": f"{s.name} ({s.arena})", "Feedback": "…"} for s in train[:1]]
+    assert minibatch_names(feedback) == [train[0].name]
+    agent = FakeAgent()
+    child = AgenticProposer(agent, pack, tiny_corpus).propose(seed_source, feedback)
+    assert "maxHops = 12" in child
+    assert f"| {train[0].name} |" in agent.script_output
+    assert "lnd-apriori" in agent.script_output
+    assert train[1].name not in agent.script_output
