@@ -43,7 +43,7 @@ func (r *Reference) NewRouter(view routing.SimNetworkView, source route.Vertex,
 		GraphSessionFactory: &viewGraph{view: view},
 		SourceNode:          models.NewV1ShellNode(source),
 		GetLink:             links.getLink,
-		MissionControl:      r.mc,
+		MissionControl:      tieBreakMC{r.mc},
 		PathFindingConfig:   r.pathCfg,
 	}
 	payment, err := lightningPayment(view, spec, height)

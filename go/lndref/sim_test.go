@@ -125,10 +125,10 @@ func TestExamples(t *testing.T) {
 
 func nodeID(i int) string { return fmt.Sprintf("02%064x", i+1) }
 
-// writeScenario writes a graph and a scenario paying target amountSat and
-// loads it.
+// writeScenario writes a graph and a scenario making payments payments of
+// amountSat from the first node to the last, and loads it.
 func writeScenario(t *testing.T, channels []map[string]any, local map[string]uint64,
-	nodes int, amountSat uint64, atomic bool) *scenario.Scenario {
+	nodes int, amountSat uint64, payments int, atomic bool) *scenario.Scenario {
 
 	t.Helper()
 	dir := t.TempDir()
@@ -137,6 +137,10 @@ func writeScenario(t *testing.T, channels []map[string]any, local map[string]uin
 		ns = append(ns, map[string]any{"id": nodeID(i), "alias": fmt.Sprintf("n%d", i)})
 	}
 	graph := map[string]any{"format": scenario.FormatGraph, "nodes": ns, "channels": channels}
+	var pays []map[string]any
+	for range payments {
+		pays = append(pays, map[string]any{"target": nodeID(nodes - 1), "amount_msat": amountSat * 1000})
+	}
 	arena := scenario.ArenaBase
 	if atomic {
 		arena = scenario.ArenaAtomicMPP
@@ -155,7 +159,7 @@ func writeScenario(t *testing.T, channels []map[string]any, local map[string]uin
 		"attribution": map[string]any{"stripped_rate": 0, "shift_before_rate": 0, "shift_after_rate": 0},
 		"defaults": map[string]any{"max_parts": 16, "max_attempts": 40, "fee_limit_ppm": 10000,
 			"fee_limit_base_msat": 10000, "final_cltv_delta": 40, "cltv_limit_delta": 2016},
-		"payments": []map[string]any{{"target": nodeID(nodes - 1), "amount_msat": amountSat * 1000}},
+		"payments": pays,
 	}
 	for name, v := range map[string]any{"graph.json": graph, "scenario.json": sc} {
 		b, err := json.MarshalIndent(v, "", " ")
@@ -219,7 +223,7 @@ func TestSplit(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc := writeScenario(t, tc.channels, tc.local, tc.nodes, amountSat, tc.atomic)
+			sc := writeScenario(t, tc.channels, tc.local, tc.nodes, amountSat, 1, tc.atomic)
 			for _, kind := range []EstimatorKind{Apriori, Bimodal} {
 				res := runRef(t, sc, kind)
 				checkSane(t, sc, res)
@@ -237,5 +241,29 @@ func TestSplit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTiesAreReproducible: on a graph of four identical paths, lnd's
+// pathfinding alone would pick among equal paths by Go's map order, and
+// two runs would differ; with TieBreak every run is the same.
+func TestTiesAreReproducible(t *testing.T) {
+	var channels []map[string]any
+	local := map[string]uint64{}
+	for k := 1; k <= 4; k++ {
+		out := fmt.Sprintf("7000%02dx1x0", k)
+		channels = append(channels, channel(out, 0, k, 2_000_000),
+			channel(fmt.Sprintf("7000%02dx2x0", k), k, 5, 2_000_000))
+		local[out] = 1_500_000_000
+	}
+	sc := writeScenario(t, channels, local, 6, 300_000, 6, false)
+	sc.Liquidity.UniformShare = 0
+	for _, kind := range []EstimatorKind{Apriori, Bimodal} {
+		first := resultJSON(t, runRef(t, sc, kind))
+		for run := 1; run < 8; run++ {
+			if again := resultJSON(t, runRef(t, sc, kind)); !bytes.Equal(first, again) {
+				t.Fatalf("%s: run %d differs from run 0:\n%s\n%s", kind, run, first, again)
+			}
+		}
 	}
 }
