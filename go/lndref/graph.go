@@ -20,6 +20,26 @@ import (
 // GraphSessionFactory and as the graphdb.NodeTraverser of the session.
 type viewGraph struct {
 	view routing.SimNetworkView
+
+	// features caches node features, which no channel update changes.
+	features map[route.Vertex]*lnwire.FeatureVector
+}
+
+func newViewGraph(view routing.SimNetworkView) *viewGraph {
+	return &viewGraph{view: view, features: make(map[route.Vertex]*lnwire.FeatureVector)}
+}
+
+// nodeFeatures returns node's announced features (empty if none).
+func (g *viewGraph) nodeFeatures(node route.Vertex) *lnwire.FeatureVector {
+	if f, ok := g.features[node]; ok {
+		return f
+	}
+	f := g.view.FetchNodeFeatures(node)
+	if f == nil {
+		f = lnwire.EmptyFeatureVector()
+	}
+	g.features[node] = f
+	return f
 }
 
 var (
@@ -44,10 +64,7 @@ func (g *viewGraph) ForEachNodeDirectedChannel(_ context.Context,
 	reset func()) error {
 
 	reset()
-	features := g.view.FetchNodeFeatures(node)
-	if features == nil {
-		features = lnwire.EmptyFeatureVector()
-	}
+	features := g.nodeFeatures(node)
 	toNode := func() route.Vertex { return node }
 	return g.view.ForEachNodeDirectedChannel(node, func(c *routing.DirectedChannel) error {
 		dc := &graphdb.DirectedChannel{
@@ -80,10 +97,7 @@ func (g *viewGraph) ForEachNodeDirectedChannel(_ context.Context,
 func (g *viewGraph) FetchNodeFeatures(_ context.Context,
 	node route.Vertex) (*lnwire.FeatureVector, error) {
 
-	if f := g.view.FetchNodeFeatures(node); f != nil {
-		return f, nil
-	}
-	return lnwire.EmptyFeatureVector(), nil
+	return g.nodeFeatures(node), nil
 }
 
 // localLinks are the sender's channels as lnd's switch would show them to

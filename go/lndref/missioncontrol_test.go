@@ -332,3 +332,49 @@ func TestFinalFailureEndsPayment(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyFailureSecondChance: a fee_insufficient failure with a channel
+// update costs the failing node nothing the first time (lnd trusts the new
+// policy for a second chance); a second one within a minute of virtual time
+// penalises the pair into it, one after more than a minute does not. The
+// interval runs on the scenario's clock.
+func TestPolicyFailureSecondChance(t *testing.T) {
+	update := lnwire.ChannelUpdate1{
+		ShortChannelID: lnwire.NewShortChanIDFromInt(3),
+		BaseFee:        5000, FeeRate: 500, TimeLockDelta: 40,
+	}
+	fail := &routing.SimAttemptResult{
+		Failure:          lnwire.NewFeeInsufficient(100_000_000, update),
+		FailureSource:    nodeB,
+		FailureSourceIdx: 2,
+	}
+	for _, tc := range []struct {
+		gap       time.Duration
+		penalised bool
+	}{
+		{30 * time.Second, true},
+		{2 * time.Minute, false},
+	} {
+		t.Run(tc.gap.String(), func(t *testing.T) {
+			for _, kind := range []EstimatorKind{Apriori, Bimodal} {
+				ref, view, r := testRef(t, kind, false)
+				mc := ref.MissionControl()
+				if err := r.ReportAttempt(1, testRoute(t, 100_000_000), fail); err != nil {
+					t.Fatal(err)
+				}
+				if h := mc.GetPairHistorySnapshot(nodeA, nodeB); !h.FailTime.IsZero() {
+					t.Fatalf("%s: first policy failure penalised A→B: %+v", kind, h)
+				}
+				view.now = view.now.Add(tc.gap)
+				if err := r.ReportAttempt(2, testRoute(t, 100_000_000), fail); err != nil {
+					t.Fatal(err)
+				}
+				h := mc.GetPairHistorySnapshot(nodeA, nodeB)
+				if got := !h.FailTime.IsZero(); got != tc.penalised {
+					t.Errorf("%s: second policy failure %v later: A→B penalised %v, want %v (%+v)",
+						kind, tc.gap, got, tc.penalised, h)
+				}
+			}
+		})
+	}
+}

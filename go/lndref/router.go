@@ -40,7 +40,7 @@ func (r *Reference) NewRouter(view routing.SimNetworkView, source route.Vertex,
 	}
 	links := newLocalLinks(localBalances)
 	src := &lndrouting.SessionSource{
-		GraphSessionFactory: &viewGraph{view: view},
+		GraphSessionFactory: newViewGraph(view),
 		SourceNode:          models.NewV1ShellNode(source),
 		GetLink:             links.getLink,
 		MissionControl:      tieBreakMC{r.mc},
