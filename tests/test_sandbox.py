@@ -229,8 +229,10 @@ def test_reference_key_covers_scenario_graph_module_router(tmp_path: Path) -> No
     assert key != reference_key(scenario, "lnd-bimodal", "m")
 
 
-def test_lnd_reference_routers(cache: BinaryCache, tmp_path: Path) -> None:
-    refs = ReferenceCache(cache, root=tmp_path)
+def test_lnd_reference_routers(tmp_path: Path) -> None:
+    # The full binary comes from the real (content-addressed) cache: linking
+    # lnd takes 10-20 s, paid once per module content, not once per session.
+    refs = ReferenceCache(BinaryCache(), root=tmp_path)
     routers = refs.routers()
     missing = [r for r in LND_ROUTERS if r not in routers]
     if missing:
