@@ -159,6 +159,7 @@ func (r *Reference) VirtualClock() bool { return r.clockSet }
 // results stay queued in memory for the run instead of being flushed to
 // the database every second.
 func (r *Reference) Close() error {
+	r.mc, r.control = nil, nil
 	var errs []error
 	if r.db != nil {
 		errs = append(errs, r.db.Close())

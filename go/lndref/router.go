@@ -33,10 +33,16 @@ func (r *Reference) NewRouter(view routing.SimNetworkView, source route.Vertex,
 	}
 	r.clock.setView(view)
 
+	// lnd's CltvLimit is a delta over the height at the start (its
+	// router RPC rejects one not above the final delta plus padding).
 	height := view.BlockHeight()
 	if spec.CltvLimit <= height {
 		return nil, fmt.Errorf("lndref: cltv limit %d is not above the height %d",
 			spec.CltvLimit, height)
+	}
+	err := lndrouting.ValidateCLTVLimit(spec.CltvLimit-height, spec.FinalCLTVDelta, true)
+	if err != nil {
+		return nil, fmt.Errorf("lndref: %w", err)
 	}
 	links := newLocalLinks(localBalances)
 	src := &lndrouting.SessionSource{
