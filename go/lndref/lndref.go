@@ -5,15 +5,17 @@
 //
 //   - pathfinding and splitting: a routing.SessionSource whose graph is an
 //     adapter over the simulator's gossip view (graph.go), whose link layer
-//     reports the sender's own balances (links.go), and whose payment
-//     sessions do lnd's halving on no path;
+//     reports the sender's own balances (also graph.go), and whose payment
+//     sessions do lnd's halving on no path (router.go);
 //   - learning: lnd's mission control (routing.NewMissionController) on a
 //     temporary bbolt database, with lnd's apriori or bimodal estimator in
 //     lnd's default configuration. One mission control lives for a whole
 //     scenario run, so later payments learn from earlier ones;
 //   - time: mission control's clock is the scenario's virtual clock
 //     (clock.go), so penalty half-lives and bimodal decay act over the
-//     scenario's minutes and hours.
+//     scenario's minutes and hours;
+//   - reproducibility: exact ties between paths, which lnd breaks by Go's
+//     map order, are broken by a fixed hash (tiebreak.go).
 //
 // The simulator's payment loop (sim/payment.go) plays the part of lnd's
 // unexported payment lifecycle; docs/lnd-reference.md lists where the two
