@@ -215,7 +215,9 @@ func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded st
 		rec.Reported = failureName(result.Failure)
 		rec.Degraded = degraded
 		p.res.Failures[rec.Reported]++
-		if s.out.update != nil {
+		// The sender learns the update only from a failure it could
+		// read: a stripped report carries none.
+		if s.out.update != nil && degraded != degradeStripped {
 			p.w.net.channels[s.out.updateCh].applyUpdate(s.out.updateDir, s.out.update)
 		}
 	}

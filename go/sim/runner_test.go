@@ -402,3 +402,29 @@ func TestTrafficMovesRemoteLiquidity(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStrippedFailureTeachesNothing checks that the channel update of a
+// failure reaches the gossip view only when the sender could read it.
+func TestStrippedFailureTeachesNothing(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(10_000_000)
+	for _, stripped := range []bool{false, true} {
+		sc := lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
+		if stripped {
+			sc.Attribution, sc.Arena = scenario.Attribution{StrippedRate: 1}, scenario.ArenaAttribution
+		}
+		w := mustWorld(t, sc)
+		setAllBalances(w, 500_000_000)
+		rt := lineRoute(t, w, 3, amt)
+		w.net.channels[1].actual[0].FeeProportionalMillionths = 900
+		r := &scriptedRouter{routes: []*route.Route{rt}}
+		factory := func(routing.SimNetworkView, route.Vertex, map[uint64]lnwire.MilliSatoshi,
+			*routing.SimPaymentSpec) (routing.SimRouter, error) {
+			return r, nil
+		}
+		w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		learned := w.net.channels[1].announced[0].FeeProportionalMillionths == 900
+		if learned == stripped {
+			t.Fatalf("stripped=%v: gossip learned the update: %v", stripped, learned)
+		}
+	}
+}
