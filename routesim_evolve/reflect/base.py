@@ -135,6 +135,29 @@ def with_retries(
     raise ProposalFailed(f"{what}: gave up after {policy.max_tries} tries: {last.reason}")
 
 
+class Retrying:
+    """The retry settings a back-end is made with, and the call that applies
+    them; each back-end keeps one instead of three loose fields."""
+
+    def __init__(
+        self,
+        what: str,
+        policy: RetryPolicy | None = None,
+        sleep: Sleep = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.what = what
+        self.policy = policy or RetryPolicy()
+        self.sleep = sleep
+        self.rng = rng
+
+    def run(self, call: Callable[[], T]) -> T:
+        """`call` under with_retries."""
+        return with_retries(
+            call, policy=self.policy, what=self.what, sleep=self.sleep, rng=self.rng
+        )
+
+
 def is_transient_status(status: int) -> bool:
     """HTTP statuses worth retrying: timeout, conflict, rate limit, server
     errors and Anthropic's 529 overloaded."""

@@ -44,10 +44,10 @@ from pydantic import BaseModel, ConfigDict
 from routesim_evolve.reflect.base import (
     PromptLike,
     PromptParts,
+    Retrying,
     RetryPolicy,
     Sleep,
     as_prompt,
-    with_retries,
 )
 from routesim_evolve.reflect.errors import ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, gofmt_error
@@ -237,9 +237,7 @@ class AgentCLIBackend:
         self.timeout = timeout
         self._scratch_root = scratch_root
         self._extra_env = dict(extra_env or {})
-        self._retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self._rng = rng
+        self._retrying = Retrying(self.name, retry, sleep, rng)
 
     # -- subclass hooks ---------------------------------------------------
 
@@ -313,9 +311,7 @@ class AgentCLIBackend:
         return run_cli(args, stdin=stdin, cwd=cwd, env=env, timeout=self.timeout)
 
     def _with_retries(self, call: Callable[[], T]) -> T:
-        return with_retries(
-            call, policy=self._retry, what=self.name, sleep=self._sleep, rng=self._rng
-        )
+        return self._retrying.run(call)
 
     def _resolved_executable(self) -> str:
         return shutil.which(self.executable) or self.executable

@@ -18,12 +18,12 @@ import openai
 from routesim_evolve.reflect.base import (
     PromptLike,
     PromptParts,
+    Retrying,
     RetryPolicy,
     Sleep,
     as_prompt,
     is_transient_status,
     retry_after_seconds,
-    with_retries,
 )
 from routesim_evolve.reflect.errors import ProposalFailed, TransientError
 
@@ -54,19 +54,11 @@ class OpenAIBackend:
         self._client = client or openai.OpenAI(max_retries=0)
         self._max_output_tokens = max_output_tokens
         self._timeout = request_timeout
-        self._retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self._rng = rng
+        self._retrying = Retrying(self.name, retry, sleep, rng)
 
     def complete(self, prompt: PromptLike) -> str:
         parts = as_prompt(prompt)
-        return with_retries(
-            lambda: self._call(parts),
-            policy=self._retry,
-            what=self.name,
-            sleep=self._sleep,
-            rng=self._rng,
-        )
+        return self._retrying.run(lambda: self._call(parts))
 
     def request(self, prompt: PromptParts) -> dict[str, Any]:
         """The `responses.create` arguments for `prompt`."""
