@@ -44,3 +44,16 @@ def test_degraded_is_refused_without_an_attribution_arena(tmp_path):
     with pytest.raises(PromptError, match="attribution arena"):
         PromptPack(plain, degraded=True, contract="")
     assert "drift" in PromptPack(plain, contract="").static.lower()
+
+
+def test_lessons_file_bullets_reach_the_background(manifest, tmp_path):
+    from routesim_evolve.reflect.prompts import read_lessons
+
+    lessons = tmp_path / "lessons.md"
+    lessons.write_text("# Lessons\n\n- Learn across payments:\n  decay what you learned.\n"
+                       "- Split by capacity.\n\nprose after\n")
+    found = read_lessons(lessons)
+    assert found == ["Learn across payments: decay what you learned.", "Split by capacity."]
+    static = PromptPack(manifest, lessons=found, contract="").static
+    assert "What earlier champions learned" in static and "- Split by capacity." in static
+    assert read_lessons(tmp_path / "none.md") == []

@@ -12,7 +12,7 @@ from routesim_evolve.evolve.driver import EvolveSettings, evolve
 from routesim_evolve.evolve.seed import SeedError
 from routesim_evolve.propose.factory import build_proposers
 from routesim_evolve.reflect.factory import BackendUnavailable
-from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack
+from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack, read_lessons
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
 from routesim_evolve.report.heldout import render_pairs, render_table
 
@@ -27,7 +27,8 @@ def run_evolution(
     try:
         manifest = load_manifest(corpus)
         specs = _specs(reflection)
-        pack = PromptPack(manifest, degraded=degraded, pack_dir=prompts_dir or DEFAULT_PACK)
+        pack = PromptPack(manifest, degraded=degraded, pack_dir=prompts_dir or DEFAULT_PACK,
+                          lessons=read_lessons())
     except (CorpusError, LMSpecError, PromptError) as exc:
         raise click.ClickException(str(exc)) from None
     run_name = name or _default_name(corpus, degraded)

@@ -26,6 +26,9 @@ from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.score.axes import EFFICIENCY_WEIGHT
 
 DEFAULT_PACK = Path(__file__).resolve().parents[2] / "prompts" / "default"
+# What earlier champions learned, one "- " bullet a lesson; the background
+# template lists them.
+DEFAULT_LESSONS = Path(__file__).resolve().parents[2] / "champions" / "lessons.md"
 LND_VERSION = "v0.21.2-beta"
 
 # What `go doc` shows the model: our contract package whole, and the lnd
@@ -118,6 +121,26 @@ class PromptPack:
             candidate=candidate.strip(), feedback=[f.model_dump() for f in feedback]
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
+
+
+def read_lessons(path: Path = DEFAULT_LESSONS) -> list[str]:
+    """The bullets of a lessons file (none when it does not exist)."""
+    if not path.is_file():
+        return []
+    lessons, current = [], ""
+    for line in path.read_text().splitlines():
+        if line.startswith("- "):
+            if current:
+                lessons.append(current)
+            current = line[2:].strip()
+        elif current and line.startswith("  ") and line.strip():
+            current += " " + line.strip()
+        elif current:
+            lessons.append(current)
+            current = ""
+    if current:
+        lessons.append(current)
+    return lessons
 
 
 def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
