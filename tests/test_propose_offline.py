@@ -103,3 +103,17 @@ def test_accepted_moves_are_repeated_in_the_same_direction():
             break
     else:
         pytest.fail("an accepted direction was never repeated")
+
+
+def test_inert_knobs_take_bigger_steps_and_are_tried_less():
+    source = "package main\n\nconst (\n\ta = 100 // evolve:tunable [1, 100000]\n" \
+             "\tb = 100 // evolve:tunable [1, 100000]\n)\n"
+    proposer = OfflineProposer(seed=2)
+    for _ in range(12):
+        child = proposer.propose(source, [])
+        moved = "a" if find_tunables(child)[0].value != 100 else "b"
+        # Knob a never changes a score; knob b always makes things worse.
+        proposer.outcome(accepted=False, inert=moved == "a")
+    memory = proposer._memory
+    assert memory["a"].step > memory["b"].step
+    assert memory["a"].inert > 0 and memory["b"].rejected > 0

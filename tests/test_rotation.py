@@ -87,3 +87,28 @@ def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(tiny_corpus, 
     assert f"| {train[0].name} |" in agent.script_output
     assert "lnd-apriori" in agent.script_output
     assert train[1].name not in agent.script_output
+
+
+class Listening(Fixed):
+    def __init__(self, name: str, child: str) -> None:
+        super().__init__(name, child)
+        self.verdicts: list[str] = []
+
+    def on_candidate_accepted(self, event):
+        self.verdicts.append("accepted")
+
+    def on_candidate_rejected(self, event):
+        self.verdicts.append("rejected")
+
+
+def test_verdicts_reach_the_proposer_that_proposed_even_after_a_rotation():
+    a, b = Listening("a", "x"), Listening("b", "y")
+    d = RotatingProposer([a, b], plateau_evals=5)
+    _call(d)  # a proposes
+    d.on_budget_updated({"metric_calls_used": 10})  # the child's evaluation ends a plateau
+    assert d.current is b
+    d.on_candidate_rejected({"old_score": 1.0, "new_score": 0.5})
+    assert a.verdicts == ["rejected"] and b.verdicts == []
+    _call(d)
+    d.on_candidate_accepted({"new_score": 2.0})
+    assert b.verdicts == ["accepted"]

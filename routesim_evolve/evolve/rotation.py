@@ -45,6 +45,9 @@ class RotatingProposer:
         self.calls_used = 0
         self.rotations: list[tuple[int, str]] = []
         self.skipped = 0
+        # The proposer of the last proposal: GEPA's verdict on it may arrive
+        # after a rotation.
+        self._last_proposer: Proposer | None = None
 
     @property
     def current(self) -> Proposer:
@@ -57,6 +60,7 @@ class RotatingProposer:
         components_to_update: list[str],
     ) -> dict[str, str]:
         out: dict[str, str] = {}
+        self._last_proposer = self.current
         for component in components_to_update:
             parent = candidate[component]
             try:
@@ -71,6 +75,18 @@ class RotatingProposer:
         return out
 
     # GEPACallback hooks -------------------------------------------------
+
+    def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
+        self._forward("on_candidate_accepted", event)
+
+    def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        self._forward("on_candidate_rejected", event)
+
+    def _forward(self, hook: str, event: Mapping[str, Any]) -> None:
+        """Tell the proposer that made the last proposal how it fared."""
+        method = getattr(self._last_proposer, hook, None)
+        if method is not None:
+            method(event)
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
         score = float(event["average_score"])

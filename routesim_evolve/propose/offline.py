@@ -4,9 +4,9 @@ It turns the knobs a candidate marks (see tunables.py), one per proposal,
 guided by the feedback: it picks the score axis on which the candidate
 trails lnd the most on the minibatch, prefers the knobs tagged with that
 axis, and learns which knobs and directions paid off. A move whose proposal
-comes back as a parent was accepted by GEPA; the proposer then pushes the
-same knob the same way with a larger step, and otherwise shrinks the step
-and tries the other direction next time. Everything is drawn from one
+was accepted by GEPA pushes the same knob the same way with a larger step; a
+rejected one shrinks the step and turns around; one that moved no score at
+all takes a bigger step next time and is tried less. Everything is drawn from one
 seeded RNG, so a run is reproducible.
 """
 
@@ -45,42 +45,64 @@ class KnobMemory(BaseModel):
     direction: int = 1
     accepted: int = 0
     rejected: int = 0
+    inert: int = 0  # moves that changed no minibatch score
 
 
 class OfflineProposer:
-    """A seeded hill climber over a candidate's marked knobs."""
+    """A seeded hill climber over a candidate's marked knobs.
+
+    It learns from the fate of each proposal: told directly through
+    `outcome` (the dispatcher forwards GEPA's accept/reject events), or,
+    failing that, inferred when the next parent is (accepted) or is not
+    (rejected) its last proposal.
+    """
 
     def __init__(self, seed: int = 0) -> None:
         self._rng = random.Random(seed)
         self._memory: dict[str, KnobMemory] = {}
-        self._pending: dict[str, Move] = {}  # proposal hash → move
+        self._last: tuple[str, Move] | None = None  # digest and move of the last proposal
 
     def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
         """A changed copy of parent, or None when it marks no knob."""
         knobs = find_tunables(parent)
         if not knobs:
             return None
-        self._learn(parent)
+        if self._last is not None:
+            self.outcome(accepted=self._last[0] == _digest(parent))
         axis = self._weakest_axis(feedback)
         knob = self._pick_knob(knobs, axis)
         child, move = self._turn(parent, knob)
-        self._pending[_digest(child)] = move
+        self._last = (_digest(child), move)
         return child
 
-    def _learn(self, parent: str) -> None:
-        """Credit the move that produced parent, and debit the others."""
-        accepted = self._pending.pop(_digest(parent), None)
-        for move in self._pending.values():
-            mem = self._memory.setdefault(move.knob, KnobMemory())
+    def outcome(self, *, accepted: bool, inert: bool = False) -> None:
+        """Learn from the last proposal: accepted moves are pushed further the
+        same way, rejected ones shrink and turn around, and inert ones (no
+        score moved) take bigger steps but are tried less."""
+        if self._last is None:
+            return
+        move = self._last[1]
+        self._last = None
+        mem = self._memory.setdefault(move.knob, KnobMemory())
+        if accepted:
+            mem.accepted += 1
+            mem.step = min(MAX_STEP, mem.step * 1.5)
+            mem.direction = move.direction or mem.direction
+        elif inert:
+            mem.inert += 1
+            mem.step = min(MAX_STEP, mem.step * 2)
+        else:
             mem.rejected += 1
             mem.step = max(MIN_STEP, mem.step * 0.7)
             mem.direction = -move.direction if move.direction else mem.direction
-        self._pending.clear()
-        if accepted is not None:
-            mem = self._memory.setdefault(accepted.knob, KnobMemory())
-            mem.accepted += 1
-            mem.step = min(MAX_STEP, mem.step * 1.5)
-            mem.direction = accepted.direction or mem.direction
+
+    # GEPACallback hooks, forwarded by the dispatcher ---------------------
+
+    def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
+        self.outcome(accepted=True)
+
+    def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        self.outcome(accepted=False, inert=event.get("new_score") == event.get("old_score"))
 
     def _weakest_axis(self, feedback: Sequence[Mapping[str, Any]]) -> Axis:
         """The axis where the candidate trails lnd (or perfection) the most,
@@ -102,7 +124,7 @@ class OfflineProposer:
         def weight(k: Tunable) -> float:
             mem = self._memory.get(k.name, KnobMemory())
             fit = 3.0 if k.axis == axis else (1.0 if k.axis is None else 0.3)
-            return fit * (1 + mem.accepted) / (1 + 0.2 * mem.rejected)
+            return fit * (1 + mem.accepted) / (1 + 0.2 * mem.rejected + 0.5 * mem.inert)
 
         return self._rng.choices(knobs, weights=[weight(k) for k in knobs])[0]
 
