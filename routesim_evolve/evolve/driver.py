@@ -127,6 +127,8 @@ def evolve(
             frontier_type="hybrid",
             track_best_outputs=False,
             display_progress_bar=False,
+            # Candidates are plain strings: the standard pickle saves the state.
+            use_cloudpickle=False,
         ),
         reflection=ReflectionConfig(
             reflection_lm=None,
