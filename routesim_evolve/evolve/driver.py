@@ -103,7 +103,7 @@ def evolve(
     references = LndReferences()
     say(f"lnd reference results for {len(train) + len(val) + len(test)} scenarios "
         "(computed once, then cached)…")
-    references.precompute([*train, *val, *test], workers=settings.max_concurrency)
+    references.precompute([*train, *val, *test], workers=settings.max_concurrency, say=say)
     evaluator = Evaluator(references, cache_dir=run_dir / "evals", runner=runner,
                           timeout=settings.timeout, memory=settings.memory)
 

@@ -91,7 +91,7 @@ def compare_routers(
     """Score candidate sources and lnd's routers on the examples, pairwise."""
     with tempfile.TemporaryDirectory(prefix="routesim-reseed-") as tmp:
         pool = reseeded_examples(examples, revalidate, Path(tmp)) if revalidate else list(examples)
-        references.precompute(pool, workers=workers)
+        references.precompute(pool, workers=workers, say=on_progress)
         scores: list[RouterScore] = []
         for name, source in candidates.items():
             evals = evaluator.evaluate_many(source, pool, workers=workers)

@@ -212,14 +212,21 @@ class LndReferences:
         examples: Sequence[ScenarioExample],
         *,
         workers: int | None = None,
-        on_done: Callable[[ScenarioExample], None] | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
-        """Make sure every example's references exist (in parallel)."""
+        """Make sure every example's references exist (in parallel). The
+        first time, this builds lnd's binary and runs it on every scenario:
+        `say` hears of each scenario done."""
+        done = 0
+        lock = threading.Lock()
 
         def one(example: ScenarioExample) -> None:
+            nonlocal done
             self.results(example)
-            if on_done is not None:
-                on_done(example)
+            with lock:
+                done += 1
+                if say is not None:
+                    say(f"lnd references: {done}/{len(examples)} ({example.name})")
 
         with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
             list(pool.map(one, examples))
