@@ -23,7 +23,7 @@ from routesim_evolve.propose.tunables import find_tunables, set_value
 
 REPO = Path(__file__).resolve().parents[1]
 # Knob values far from what the champion was tuned to.
-DETUNE = {"feeWeight": 1.5, "hopPenalty": 0.3, "acceptProb": 0.9, "minRouteProb": 0.02}
+DETUNE = {"sizeExponent": 0.2, "targetProb": 0.85, "feeWeight": 1.5, "hopPenalty": 0.3}
 
 
 def detuned(source: str) -> tuple[str, dict[str, float | str]]:
