@@ -209,48 +209,27 @@ func setMissionControlClock(ctrl *lndrouting.MissionController, clk clock.Clock)
 	return nil
 }
 
-// aprioriEstimator is lnd's apriori estimator seeing virtual time.
-type aprioriEstimator struct {
-	*lndrouting.AprioriEstimator
+// virtualTimeEstimator is one of lnd's estimators (apriori or bimodal)
+// seeing virtual time; everything but the two probability queries is the
+// wrapped estimator's own.
+type virtualTimeEstimator struct {
+	lndrouting.Estimator
 	clock *virtualClock
 }
 
 // PairProbability is lnd's, at virtual time.
-func (e *aprioriEstimator) PairProbability(now time.Time,
+func (e *virtualTimeEstimator) PairProbability(now time.Time,
 	results lndrouting.NodeResults, toNode route.Vertex,
 	amt lnwire.MilliSatoshi, capacity btcutil.Amount) float64 {
 
 	now, results = e.clock.estimatorInputs(now, results)
-	return e.AprioriEstimator.PairProbability(now, results, toNode, amt, capacity)
+	return e.Estimator.PairProbability(now, results, toNode, amt, capacity)
 }
 
 // LocalPairProbability is lnd's, at virtual time.
-func (e *aprioriEstimator) LocalPairProbability(now time.Time,
+func (e *virtualTimeEstimator) LocalPairProbability(now time.Time,
 	results lndrouting.NodeResults, toNode route.Vertex) float64 {
 
 	now, results = e.clock.estimatorInputs(now, results)
-	return e.AprioriEstimator.LocalPairProbability(now, results, toNode)
-}
-
-// bimodalEstimator is lnd's bimodal estimator seeing virtual time.
-type bimodalEstimator struct {
-	*lndrouting.BimodalEstimator
-	clock *virtualClock
-}
-
-// PairProbability is lnd's, at virtual time.
-func (e *bimodalEstimator) PairProbability(now time.Time,
-	results lndrouting.NodeResults, toNode route.Vertex,
-	amt lnwire.MilliSatoshi, capacity btcutil.Amount) float64 {
-
-	now, results = e.clock.estimatorInputs(now, results)
-	return e.BimodalEstimator.PairProbability(now, results, toNode, amt, capacity)
-}
-
-// LocalPairProbability is lnd's, at virtual time.
-func (e *bimodalEstimator) LocalPairProbability(now time.Time,
-	results lndrouting.NodeResults, toNode route.Vertex) float64 {
-
-	now, results = e.clock.estimatorInputs(now, results)
-	return e.BimodalEstimator.LocalPairProbability(now, results, toNode)
+	return e.Estimator.LocalPairProbability(now, results, toNode)
 }

@@ -177,19 +177,18 @@ func (r *Reference) Close() error {
 // newEstimator makes lnd's estimator of the given kind in lnd's default
 // configuration, wrapped so that it can see the virtual clock.
 func newEstimator(kind EstimatorKind, clk *virtualClock) (lndrouting.Estimator, error) {
+	var est lndrouting.Estimator
+	var err error
 	switch kind {
 	case Apriori:
-		est, err := lndrouting.NewAprioriEstimator(lndrouting.DefaultAprioriConfig())
-		if err != nil {
-			return nil, err
-		}
-		return &aprioriEstimator{AprioriEstimator: est, clock: clk}, nil
+		est, err = lndrouting.NewAprioriEstimator(lndrouting.DefaultAprioriConfig())
 	case Bimodal:
-		est, err := lndrouting.NewBimodalEstimator(lndrouting.DefaultBimodalConfig())
-		if err != nil {
-			return nil, err
-		}
-		return &bimodalEstimator{BimodalEstimator: est, clock: clk}, nil
+		est, err = lndrouting.NewBimodalEstimator(lndrouting.DefaultBimodalConfig())
+	default:
+		return nil, fmt.Errorf("lndref: unknown estimator %q", kind)
 	}
-	return nil, fmt.Errorf("lndref: unknown estimator %q", kind)
+	if err != nil {
+		return nil, err
+	}
+	return &virtualTimeEstimator{Estimator: est, clock: clk}, nil
 }
