@@ -167,6 +167,22 @@ func (c *channel) direction(node int) int {
 	return -1
 }
 
+// nextNode is the node channel id leads to from node from, when it is the
+// node want; ok is false when the channel is unknown, does not touch from, or
+// leads elsewhere.
+func (n *Network) nextNode(id uint64, from int, want route.Vertex) (int, bool) {
+	ci, ok := n.chanIndex[id]
+	if !ok {
+		return 0, false
+	}
+	c := &n.channels[ci]
+	d := c.direction(from)
+	if d < 0 || n.nodes[c.nodes[1-d]] != want {
+		return 0, false
+	}
+	return c.nodes[1-d], true
+}
+
 // totalFunds is what the channel holds in all; it must always equal the
 // capacity.
 func (c *channel) totalFunds() lnwire.MilliSatoshi {

@@ -140,10 +140,8 @@ func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
 	}
 	prev := p.w.source
 	for i, hop := range rt.Hops {
-		ci, ok := net.chanIndex[hop.ChannelID]
-		next, known := net.nodeIndex[hop.PubKeyBytes]
-		if !ok || !known || net.channels[ci].direction(prev) < 0 ||
-			net.channels[ci].nodes[1-net.channels[ci].direction(prev)] != next {
+		next, ok := net.nextNode(hop.ChannelID, prev, hop.PubKeyBytes)
+		if !ok {
 			return 0, 0, fmt.Sprintf("hop %d: channel %s does not connect %x to %x",
 				i, scenario.FormatSCID(hop.ChannelID), net.nodes[prev][:], hop.PubKeyBytes[:])
 		}

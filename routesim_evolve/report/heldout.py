@@ -20,13 +20,14 @@ from pydantic import BaseModel
 
 from routesim_evolve.corpus.load import LoadedScenario, graph_path_of, load_scenario
 from routesim_evolve.report.stats import PairedComparison, compare_paired
-from routesim_evolve.score.axes import score_result
+from routesim_evolve.score.axes import ScoreAxes, score_result
 from routesim_evolve.score.evaluator import (
     Evaluation,
     Evaluator,
     LndReferences,
     ScenarioExample,
 )
+from routesim_evolve.simulate.result import Result
 
 # Reseeded copies differ from the original by this stride in the seed.
 RESEED_STRIDE = 1_000_003
@@ -105,31 +106,27 @@ def compare_routers(
 
 
 def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:
-    res = ev.result
-    return RouterScore(
-        router=name,
-        scenario=ex.name,
-        arena=ex.arena,
-        status=ev.status,
-        score=ev.score,
-        success=ev.axes.success,
-        attempts_per_payment=res.totals.attempts_per_payment if res else 0.0,
-        fee_ppm=res.totals.fee_ppm if res else 0.0,
-    )
+    return _row(name, ex, ev.status, ev.axes, ev.result)
 
 
 def _reference_score(router: str, ex: ScenarioExample, references: LndReferences) -> RouterScore:
     res = references.results(ex)[router]
-    axes = score_result(res)
+    return _row(router, ex, "ok", score_result(res), res)
+
+
+def _row(
+    router: str, ex: ScenarioExample, status: str, axes: ScoreAxes, res: Result | None
+) -> RouterScore:
+    """One router's line on one scenario; a run without a result shows 0s."""
     return RouterScore(
         router=router,
         scenario=ex.name,
         arena=ex.arena,
-        status="ok",
+        status=status,
         score=axes.score,
         success=axes.success,
-        attempts_per_payment=res.totals.attempts_per_payment,
-        fee_ppm=res.totals.fee_ppm,
+        attempts_per_payment=res.totals.attempts_per_payment if res else 0.0,
+        fee_ppm=res.totals.fee_ppm if res else 0.0,
     )
 
 
