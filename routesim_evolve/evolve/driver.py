@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from routesim_evolve.corpus.load import load_manifest, load_split
 from routesim_evolve.evolve.rotation import Proposer, RotatingProposer
-from routesim_evolve.evolve.runlog import RunLog
+from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import load_seed
 from routesim_evolve.report.heldout import (
     Comparison,
@@ -148,7 +148,7 @@ def evolve(
         valset=list(val),
         config=config,
     )
-    best = _text(result.best_candidate)
+    best = candidate_text(result.best_candidate)
     best_path = run_dir / "best.go"
     best_path.write_text(best)
     best_val = float(result.val_aggregate_scores[result.best_idx])
@@ -172,14 +172,6 @@ def evolve(
     )
     _write_report(summary, run_dir)
     return summary
-
-
-def _text(candidate: object) -> str:
-    if isinstance(candidate, str):
-        return candidate
-    if isinstance(candidate, dict):
-        return next(iter(candidate.values()))
-    raise TypeError(f"unexpected candidate type {type(candidate).__name__}")
 
 
 def _write_report(summary: RunSummary, run_dir: Path) -> None:

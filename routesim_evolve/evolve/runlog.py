@@ -74,7 +74,7 @@ class RunLog:
     # GEPACallback hooks --------------------------------------------------
 
     def on_optimization_start(self, event: Mapping[str, Any]) -> None:
-        seed = _only_text(event["seed_candidate"])
+        seed = candidate_text(event["seed_candidate"])
         self.event("start", seed=self.save_candidate(seed),
                    trainset=event["trainset_size"], valset=event["valset_size"])
 
@@ -85,7 +85,7 @@ class RunLog:
                    skipped=not ids, proposer=self._status())
 
     def on_proposal_start(self, event: Mapping[str, Any]) -> None:
-        parent = _only_text(event["parent_candidate"])
+        parent = candidate_text(event["parent_candidate"])
         self.event("parent", iteration=event["iteration"], parent=candidate_hash(parent))
 
     def on_evaluation_end(self, event: Mapping[str, Any]) -> None:
@@ -102,7 +102,7 @@ class RunLog:
                    new=event["new_score"], reason=event["reason"])
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
-        source = _only_text(event["candidate"])
+        source = candidate_text(event["candidate"])
         score = float(event["average_score"])
         improved = self.best_val is None or score > self.best_val
         if improved:
@@ -126,7 +126,9 @@ class RunLog:
                    will_continue=event["will_continue"])
 
 
-def _only_text(candidate: Mapping[str, str] | str) -> str:
+def candidate_text(candidate: Mapping[str, str] | str) -> str:
+    """A candidate's source: GEPA hands out the plain string or, in its
+    events, the one-component dict it wraps it in."""
     if isinstance(candidate, str):
         return candidate
     return next(iter(candidate.values()))
