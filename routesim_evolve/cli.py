@@ -17,6 +17,8 @@ from pathlib import Path
 import click
 import orjson
 
+from routesim_evolve.build.gomodule import GoToolchainError, require_modules
+from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.load import CorpusError, load_manifest, load_split
 from routesim_evolve.report.heldout import (
@@ -49,7 +51,7 @@ TIMEOUT = click.option(
 
 
 def _fail(message: str) -> None:
-    raise click.ClickException(message)
+    raise UserError(message)
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -152,9 +154,10 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
         _fail("--corpus is required")
     names = _router_names(files)
     try:
+        require_modules()
         load_manifest(corpus)
         examples = examples_of(split, load_split(corpus, split))
-    except CorpusError as exc:
+    except (CorpusError, GoToolchainError) as exc:
         _fail(str(exc))
     if only is not None:
         unknown = sorted(set(only) - {e.name for e in examples})

@@ -48,6 +48,11 @@ def test_evolve_reports_and_resumes_without_repeating(tiny_corpus: Path, tmp_pat
     assert routers == {"best", "seed", "lnd-apriori", "lnd-bimodal"}
     assert "| best | lnd-apriori |" in (run_dir / "report.md").read_text()
     assert len(first.pairs) == len(set(first.pairs)), "an evaluation ran twice in one run"
+    # The budget is a limit: the search ran at most 12 pairs (the held-out
+    # test split comes on top of it).
+    assert summary.metric_calls <= 12
+    test_pairs = len(examples_of("test", load_split(tiny_corpus, "test"))) * 2
+    assert len(first.pairs) <= 12 + test_pairs
 
     # The best val score is the mean of the best candidate's val scores,
     # not of its train scores (GEPA 0.1.4's cache would mix them up).

@@ -117,3 +117,44 @@ def test_inert_knobs_take_bigger_steps_and_are_tried_less():
     memory = proposer._memory
     assert memory["a"].step > memory["b"].step
     assert memory["a"].inert > 0 and memory["b"].rejected > 0
+
+
+def test_never_proposes_the_same_child_twice():
+    proposer = OfflineProposer(seed=5)
+    seen = {SOURCE}
+    for _ in range(30):
+        child = proposer.propose(SOURCE, [])  # always the same parent: all moves rejected
+        if child is None:
+            break
+        assert child not in seen
+        seen.add(child)
+        proposer.on_candidate_rejected({"old_score": 1.0, "new_score": 0.9})
+
+
+def test_exhausted_when_every_knob_is_inert_and_not_before():
+    proposer = OfflineProposer(seed=1)
+    assert proposer.exhausted() is None
+    parent = SOURCE
+    for _ in range(200):
+        if proposer.exhausted() is not None:
+            break
+        child = proposer.propose(parent, [])
+        assert child is not None
+        proposer.on_candidate_rejected({"old_score": 2.0, "new_score": 2.0})  # moved nothing
+    why = proposer.exhausted()
+    assert why is not None
+    for knob in ("minShardMsat", "penalty", "maxHops", "splitRule"):
+        assert knob in why
+
+    # Moves that change scores keep the search going.
+    lively = OfflineProposer(seed=1)
+    for _ in range(30):
+        lively.propose(SOURCE, [])
+        lively.on_candidate_rejected({"old_score": 2.0, "new_score": 1.5})
+        assert lively.exhausted() is None
+
+
+def test_a_candidate_without_knobs_exhausts_the_proposer_at_once():
+    proposer = OfflineProposer()
+    assert proposer.propose("package main\n", []) is None
+    assert "marks no knob" in (proposer.exhausted() or "")

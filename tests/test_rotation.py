@@ -9,12 +9,21 @@ from pathlib import Path
 from routesim_evolve.corpus.load import load_manifest, load_split
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.propose.agentic import AgenticProposer, minibatch_names
+from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.prompts import PromptPack
 
 
-class Fixed:
+class Fixed(Proposer):
     def __init__(self, name: str, child: str | None = None, fail: bool = False) -> None:
         self.name, self.child, self.fail, self.calls = name, child, fail, 0
+        self.notes: list[str] = []
+        self.dry: str | None = None
+
+    def on_unchanged(self, note: str) -> None:
+        self.notes.append(note)
+
+    def exhausted(self) -> str | None:
+        return self.dry
 
     def propose(self, parent, feedback):
         self.calls += 1
@@ -32,6 +41,33 @@ def test_failed_or_empty_proposals_skip_the_iteration():
         d = RotatingProposer([proposer])
         assert _call(d) == {} and d.skipped == 1
     assert _call(RotatingProposer([Fixed("d", child="child")])) == {"current_candidate": "child"}
+
+
+def test_a_repeated_candidate_is_never_evaluated_and_the_proposer_hears_why():
+    same = Fixed("same", child="parent")
+    d = RotatingProposer([same])
+    assert _call(d) == {} and d.unchanged == 1
+    assert "identical to the candidate it was asked to improve" in same.notes[-1]
+
+    again = Fixed("again", child="child")
+    d = RotatingProposer([again])
+    assert _call(d) == {"current_candidate": "child"}
+    assert _call(d) == {} and d.unchanged == 1  # the same child a second time
+    assert "already evaluated" in again.notes[-1]
+
+    d = RotatingProposer([Fixed("seedy", child="seed")])
+    d.on_optimization_start({"seed_candidate": {"current_candidate": "seed"}})
+    assert _call(d) == {}, "the seed itself is an evaluated candidate"
+
+
+def test_an_exhausted_proposer_hands_over_and_all_exhausted_stops_the_run():
+    a, b = Fixed("a", child="x"), Fixed("b", child="y")
+    d = RotatingProposer([a, b], adaptive=False)
+    a.dry = "no knobs"
+    assert d.exhausted() is None
+    assert _call(d) == {"current_candidate": "y"} and d.current is b
+    b.dry = "out of ideas"
+    assert d.exhausted() == "a: no knobs; b: out of ideas"
 
 
 def test_rotates_after_a_plateau_and_not_before():

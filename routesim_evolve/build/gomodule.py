@@ -89,6 +89,36 @@ def go_version() -> str:
     return out.stdout.strip()
 
 
+#: What installs the Go modules (and everything else) on a new machine.
+INSTALL_HINT = "run `bash scripts/install.sh` from the repository (it needs the Go module proxy)"
+
+
+@functools.cache
+def require_modules(go_dir: Path | None = None) -> None:
+    """Fail early, and say what to do, when the module cache lacks part of
+    the module graph: every build and `go doc` here runs with GOPROXY=off,
+    so a missing module would otherwise surface as a cryptic error deep in
+    a run. `go list -m all` needs exactly the go.mod files `go doc` needs."""
+    go_dir = go_dir or go_module_dir()
+    try:
+        out = subprocess.run(
+            [go_binary(), "list", "-m", "all"],
+            cwd=go_dir,
+            env=build_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GoToolchainError(f"`go list -m all` in {go_dir} failed: {exc}") from exc
+    if out.returncode != 0:
+        first = (out.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise GoToolchainError(
+            f"the Go module cache lacks modules {go_dir}/go.mod needs ({first}): {INSTALL_HINT}"
+        )
+
+
 def _module_files(go_dir: Path, include_candidate: bool) -> Iterator[Path]:
     """The files a routesim build depends on, sorted: Go sources (not tests),
     go.mod, go.sum and the allow-list."""

@@ -19,6 +19,7 @@ import click
 from click.core import ParameterSource
 from pydantic import ValidationError
 
+from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.generate import GenerationError, generate_corpus
 from routesim_evolve.corpus.load import CorpusError, load_corpus
 from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena
@@ -290,7 +291,7 @@ def generate_command(ctx: click.Context, **params: Any) -> None:
             settings, params["out_dir"], command=invocation(), overwrite=params["overwrite"]
         )
     except GenerationError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise UserError(str(exc)) from exc
     for split, entry in manifest.splits.items():
         counts = ", ".join(f"{a} {n}" for a, n in entry.counts_per_arena.items())
         click.echo(f"{split}: {len(entry.scenarios)} scenarios ({counts})")

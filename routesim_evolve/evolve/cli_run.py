@@ -7,7 +7,10 @@ from pathlib import Path
 
 import click
 
+from routesim_evolve.build.gomodule import GoToolchainError, require_modules
+from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.load import CorpusError, load_manifest
+from routesim_evolve.evolve.budget import BudgetTooSmall
 from routesim_evolve.evolve.driver import EvolveSettings, evolve
 from routesim_evolve.evolve.seed import SeedError
 from routesim_evolve.propose.factory import build_proposers
@@ -25,12 +28,13 @@ def run_evolution(
 ) -> None:
     """Run one evolution and print where the best candidate is and how it did."""
     try:
+        require_modules()
         manifest = load_manifest(corpus)
         specs = _specs(reflection)
         pack = PromptPack(manifest, degraded=degraded, pack_dir=prompts_dir or DEFAULT_PACK,
                           lessons=read_lessons())
-    except (CorpusError, LMSpecError, PromptError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except (CorpusError, GoToolchainError, LMSpecError, PromptError) as exc:
+        raise UserError(str(exc)) from None
     run_name = name or _default_name(corpus, degraded)
     settings = EvolveSettings(
         corpus=corpus, run_dir=runs_dir / run_name, degraded=degraded, seed_file=seed_file,
@@ -41,11 +45,11 @@ def run_evolution(
     try:
         proposers = build_proposers(specs, pack, corpus, seed=rng_seed)
     except BackendUnavailable as exc:
-        raise click.ClickException(str(exc)) from None
+        raise UserError(str(exc)) from None
     try:
         summary = evolve(settings, proposers, say=lambda m: click.echo(m, err=True))
-    except SeedError as exc:
-        raise click.ClickException(str(exc)) from None
+    except (BudgetTooSmall, SeedError) as exc:
+        raise UserError(str(exc)) from None
     click.echo(f"\nBest candidate: {summary.best_path}")
     click.echo(f"Val score: {summary.best_val:.4f} (seed {summary.seed_val:.4f})")
     click.echo("\nHeld-out test (best vs seed vs lnd-apriori vs lnd-bimodal):\n")

@@ -25,9 +25,11 @@ from gepa.optimize_anything import (
 from pydantic import BaseModel, Field
 
 from routesim_evolve.corpus.load import load_manifest, load_split
-from routesim_evolve.evolve.rotation import Proposer, RotatingProposer
+from routesim_evolve.evolve.budget import EvalBudget
+from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import load_seed
+from routesim_evolve.propose.base import Proposer
 from routesim_evolve.report.heldout import (
     Comparison,
     compare_routers,
@@ -101,22 +103,25 @@ def evolve(
         say(note)
 
     references = LndReferences()
+    evaluator = Evaluator(references, cache_dir=run_dir / "evals", runner=runner,
+                          timeout=settings.timeout, memory=settings.memory)
+    minibatch = min(settings.minibatch, len(train))
+    budget = EvalBudget(settings.max_evals or 20 * len(val), minibatch=minibatch,
+                        val_size=len(val), spent=evaluator.recorded_runs)
     say(f"lnd reference results for {len(train) + len(val) + len(test)} scenarios "
         "(computed once, then cached)…")
     references.precompute([*train, *val, *test], workers=settings.max_concurrency, say=say)
-    evaluator = Evaluator(references, cache_dir=run_dir / "evals", runner=runner,
-                          timeout=settings.timeout, memory=settings.memory)
-
-    budget = settings.max_evals or 20 * len(val)
     plateau = settings.plateau_evals or 5 * len(val)
-    dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau)
+    dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau,
+                                  spent=evaluator.recorded_runs)
     runlog = RunLog(run_dir, budget=budget, status=lambda: f"proposer {dispatcher.current.name}",
                     stream=None)
     config = GEPAConfig(
         engine=EngineConfig(
             run_dir=str(run_dir / "gepa"),
             seed=settings.seed,
-            max_metric_calls=budget,
+            # The budget is ours (see budget.py): GEPA's own overruns.
+            max_metric_calls=None,
             max_candidate_proposals=settings.max_proposals,
             # Our evaluator caches by content; GEPA 0.1.4's cache mixes up
             # train and val ids when both are given, so it stays off.
@@ -133,13 +138,14 @@ def evolve(
         reflection=ReflectionConfig(
             reflection_lm=None,
             custom_candidate_proposer=dispatcher,
-            reflection_minibatch_size=min(settings.minibatch, len(train)),
+            reflection_minibatch_size=minibatch,
         ),
         tracking=TrackingConfig(logger=_NullLogger()),
         callbacks=[dispatcher, runlog],
+        stop_callbacks=[budget, lambda state: dispatcher.exhausted() is not None],
     )
     say(f"evolving from {seed.origin} with {', '.join(p.name for p in proposers)}: "
-        f"{len(train)} train, {len(val)} val scenarios, budget {budget} evaluations; "
+        f"{len(train)} train, {len(val)} val scenarios, budget {budget.limit} evaluations; "
         f"run dir {run_dir}")
     result = optimize_anything(
         seed_candidate=seed.source,
@@ -148,6 +154,11 @@ def evolve(
         valset=list(val),
         config=config,
     )
+    spent = budget.used
+    notes = list(seed.notes)
+    if (why := dispatcher.exhausted()) is not None:
+        notes.append(_stopped_early(why, budget))
+        say(notes[-1])
     best = candidate_text(result.best_candidate)
     best_path = run_dir / "best.go"
     best_path.write_text(best)
@@ -166,12 +177,24 @@ def evolve(
         best_val=best_val,
         seed_val=seed_val,
         candidates=len(result.candidates),
-        metric_calls=int(result.total_metric_calls or runlog.calls_used),
+        metric_calls=spent,
         test=comparison,
-        notes=seed.notes,
+        notes=notes,
     )
     _write_report(summary, run_dir)
     return summary
+
+
+def _stopped_early(why: str, budget: EvalBudget) -> str:
+    """What a run whose proposers ran dry says, once: why, and what would help."""
+    return (
+        f"Stopping early after {budget.used} of {budget.limit} evaluations: no proposer has "
+        f"anything left that could move a score ({why}). To search further, give the run a "
+        "language model (--reflection-lm anthropic:MODEL with ANTHROPIC_API_KEY set, "
+        "openai:MODEL with OPENAI_API_KEY, or the claude or codex command-line agent), or "
+        "start from a candidate that marks more knobs and strategy choices, e.g. "
+        "--seed-file champions/probabilistic.go."
+    )
 
 
 def _write_report(summary: RunSummary, run_dir: Path) -> None:
@@ -188,6 +211,7 @@ def render_report(summary: RunSummary) -> str:
         f"Best candidate: `{summary.best_path}` — val score {summary.best_val:.4f} "
         f"(seed {summary.seed_val:.4f}); {summary.candidates} candidates kept, "
         f"{summary.metric_calls} evaluations.",
+        *summary.notes,
         "## Held-out test: per arena",
         render_table(summary.test),
         "## Held-out test: paired comparisons (per scenario)",

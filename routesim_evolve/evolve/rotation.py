@@ -3,28 +3,24 @@
 GEPA hands every proposal to `custom_candidate_proposer`; the dispatcher
 passes it to the current proposer (offline knob search, a reflection LM, an
 agentic CLI), turns a failed proposal into a skipped iteration (an empty
-dict) instead of a dead run, and — with adaptive rotation — moves on to the
-next proposer when the best validation score has not improved for
-`plateau_evals` metric calls. All proposers draw from GEPA's one budget.
+dict) instead of a dead run, and drops a child that repeats its parent or any
+candidate already evaluated, telling the proposer so: GEPA never spends an
+evaluation on it. With adaptive rotation it moves on to the next proposer
+when the best validation score has not improved for `plateau_evals` metric
+calls, and at once when the current proposer has nothing left to try. All
+proposers draw from the run's one budget.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from routesim_evolve.propose.base import Proposer
 
 log = logging.getLogger(__name__)
-
-
-class Proposer(Protocol):
-    """Something that turns a parent candidate and its feedback into a child."""
-
-    name: str
-
-    def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
-        """The child's whole source, or None to skip this proposal."""
-        ...
 
 
 class RotatingProposer:
@@ -32,19 +28,28 @@ class RotatingProposer:
     validation scores to decide when to rotate)."""
 
     def __init__(
-        self, proposers: Sequence[Proposer], *, adaptive: bool = True, plateau_evals: int = 40
+        self,
+        proposers: Sequence[Proposer],
+        *,
+        adaptive: bool = True,
+        plateau_evals: int = 40,
+        spent: Callable[[], int] | None = None,
     ) -> None:
         if not proposers:
             raise ValueError("at least one proposer is needed")
         self.proposers = list(proposers)
         self.adaptive = adaptive
         self.plateau_evals = plateau_evals
+        # The run's own count of metric calls; without it, GEPA's.
+        self._spent = spent
         self.index = 0
         self.best_val: float | None = None
         self.calls_at_best = 0
         self.calls_used = 0
         self.rotations: list[tuple[int, str]] = []
         self.skipped = 0
+        self.unchanged = 0
+        self._seen: set[str] = set()  # digests of every candidate evaluated or proposed
         # The proposer of the last proposal: GEPA's verdict on it may arrive
         # after a rotation.
         self._last_proposer: Proposer | None = None
@@ -53,40 +58,73 @@ class RotatingProposer:
     def current(self) -> Proposer:
         return self.proposers[self.index]
 
+    def exhausted(self) -> str | None:
+        """Why no proposer has anything left to try, or None."""
+        reasons = [p.exhausted() for p in self.proposers]
+        if any(r is None for r in reasons):
+            return None
+        return "; ".join(f"{p.name}: {r}" for p, r in zip(self.proposers, reasons, strict=True))
+
     def __call__(
         self,
         candidate: dict[str, str],
         reflective_dataset: Mapping[str, Sequence[Mapping[str, Any]]],
         components_to_update: list[str],
     ) -> dict[str, str]:
+        self._leave_exhausted()
+        proposer = self._last_proposer = self.current
         out: dict[str, str] = {}
-        self._last_proposer = self.current
         for component in components_to_update:
             parent = candidate[component]
+            self._seen.add(_digest(parent))
             try:
-                child = self.current.propose(parent, reflective_dataset.get(component, ()))
+                child = proposer.propose(parent, reflective_dataset.get(component, ()))
             except Exception as exc:  # a proposer's failure costs an iteration, not the run
-                log.warning("proposer %s failed: %s", self.current.name, exc)
+                log.warning("proposer %s failed: %s", proposer.name, exc)
                 child = None
-            if child is not None and child.strip() and child != parent:
-                out[component] = child
+            if child is None or not child.strip():
+                continue
+            if _digest(child) in self._seen:
+                self.unchanged += 1
+                proposer.on_unchanged(
+                    "your previous reply was identical to the candidate it was asked to improve"
+                    if child == parent
+                    else "your previous reply repeated a candidate that was already evaluated"
+                )
+                continue
+            self._seen.add(_digest(child))
+            out[component] = child
         if not out:
             self.skipped += 1
         return out
 
+    def _leave_exhausted(self) -> None:
+        """Rotate away from a proposer with nothing left, if another has."""
+        for _ in range(len(self.proposers)):
+            if self.current.exhausted() is None:
+                return
+            self._rotate("nothing left to try")
+
+    def _rotate(self, why: str) -> None:
+        self.index = (self.index + 1) % len(self.proposers)
+        self.calls_at_best = self.calls_used  # give the new proposer a full window
+        self.rotations.append((self.calls_used, self.current.name))
+        log.info("%s: rotating to %s", why, self.current.name)
+
     # GEPACallback hooks -------------------------------------------------
 
+    def on_optimization_start(self, event: Mapping[str, Any]) -> None:
+        seed = event["seed_candidate"]
+        for text in seed.values() if isinstance(seed, Mapping) else [seed]:
+            self._seen.add(_digest(text))
+
     def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
-        self._forward("on_candidate_accepted", event)
+        if self._last_proposer is not None:
+            self._last_proposer.on_candidate_accepted(event)
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
-        self._forward("on_candidate_rejected", event)
-
-    def _forward(self, hook: str, event: Mapping[str, Any]) -> None:
-        """Tell the proposer that made the last proposal how it fared."""
-        method = getattr(self._last_proposer, hook, None)
-        if method is not None:
-            method(event)
+        if self._last_proposer is not None:
+            self._last_proposer.on_candidate_rejected(event)
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
         score = float(event["average_score"])
@@ -95,11 +133,11 @@ class RotatingProposer:
             self.calls_at_best = self.calls_used
 
     def on_budget_updated(self, event: Mapping[str, Any]) -> None:
-        self.calls_used = int(event["metric_calls_used"])
+        self.calls_used = self._spent() if self._spent else int(event["metric_calls_used"])
         stalled = self.calls_used - self.calls_at_best >= self.plateau_evals
         if self.adaptive and len(self.proposers) > 1 and stalled:
-            self.index = (self.index + 1) % len(self.proposers)
-            self.calls_at_best = self.calls_used  # give the new proposer a full window
-            self.rotations.append((self.calls_used, self.current.name))
-            log.info("no val improvement in %d evals: rotating to %s",
-                     self.plateau_evals, self.current.name)
+            self._rotate(f"no val improvement in {self.plateau_evals} evals")
+
+
+def _digest(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 import orjson
 
 from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.score.evaluator import candidate_hash
 
 Status = Callable[[], str]
@@ -29,7 +30,7 @@ class RunLog:
         self,
         run_dir: Path,
         *,
-        budget: int,
+        budget: EvalBudget,
         status: Status | None = None,
         stream: TextIO | None = None,
     ) -> None:
@@ -42,7 +43,6 @@ class RunLog:
         self._lock = threading.Lock()
         self._started = time.monotonic()
         self.best_val: float | None = None
-        self.calls_used = 0
         self.candidates_dir.mkdir(parents=True, exist_ok=True)
 
     # Writing -------------------------------------------------------------
@@ -66,7 +66,7 @@ class RunLog:
         best = "—" if self.best_val is None else f"{self.best_val:.4f}"
         elapsed = time.monotonic() - self._started
         line = (
-            f"[{elapsed:6.0f}s] evals {self.calls_used}/{self.budget}  best val {best}  "
+            f"[{elapsed:6.0f}s] evals {self.budget.used}/{self.budget.limit}  best val {best}  "
             f"{self._status()}  {note}"
         ).rstrip()
         print(line, file=self._stream, flush=True)
@@ -113,9 +113,6 @@ class RunLog:
                    best=bool(event.get("is_best_program")))
         self.progress(f"candidate {event['candidate_idx']} val {score:.4f}"
                       + ("  ▲ new best" if improved else ""))
-
-    def on_budget_updated(self, event: Mapping[str, Any]) -> None:
-        self.calls_used = int(event["metric_calls_used"])
 
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         verdict = "accepted" if event["proposal_accepted"] else "not better"

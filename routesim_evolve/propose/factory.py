@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from routesim_evolve.evolve.rotation import Proposer
 from routesim_evolve.propose.agentic import AgenticProposer
+from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.lm import LMProposer
 from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.reflect.factory import make_backend, make_cli_backend

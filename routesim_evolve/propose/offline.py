@@ -8,6 +8,11 @@ was accepted by GEPA pushes the same knob the same way with a larger step; a
 rejected one shrinks the step and turns around; one that moved no score at
 all takes a bigger step next time and is tried less. Everything is drawn from one
 seeded RNG, so a run is reproducible.
+
+It says when it has nothing left (`exhausted`): the candidate marks no knob,
+every knob has moved INERT_LIMIT times in a row without changing any score,
+or every move it draws repeats a candidate it already proposed. The run then
+stops early instead of spending its budget on moves that change nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.tunables import Axis, Tunable, find_tunables, set_value
 
 AXES: tuple[Axis, ...] = ("success", "retry_efficiency", "fee_efficiency")
@@ -29,6 +35,11 @@ AXES: tuple[Axis, ...] = ("success", "retry_efficiency", "fee_efficiency")
 INITIAL_STEP = 0.4
 MIN_STEP = 0.05
 MAX_STEP = 1.5
+# A knob whose last this-many moves changed no score is spent (its step has
+# doubled each time, from INITIAL_STEP to MAX_STEP).
+INERT_LIMIT = 3
+# Draws per proposal before concluding that every move repeats an old one.
+FRESH_DRAWS = 24
 
 
 class Move(BaseModel):
@@ -46,9 +57,10 @@ class KnobMemory(BaseModel):
     accepted: int = 0
     rejected: int = 0
     inert: int = 0  # moves that changed no minibatch score
+    inert_streak: int = 0  # of them, in a row since the last move that did
 
 
-class OfflineProposer:
+class OfflineProposer(Proposer):
     """A seeded hill climber over a candidate's marked knobs.
 
     It learns from the fate of each proposal: told directly through
@@ -61,19 +73,54 @@ class OfflineProposer:
         self._rng = random.Random(seed)
         self._memory: dict[str, KnobMemory] = {}
         self._last: tuple[str, Move] | None = None  # digest and move of the last proposal
+        self._proposed: set[str] = set()  # digests of every child and parent seen
+        self._knobs: list[Tunable] | None = None  # the last parent's (None: not asked yet)
+        self._stuck = False  # the last proposal found no move it had not made before
 
     def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
-        """A changed copy of parent, or None when it marks no knob."""
-        knobs = find_tunables(parent)
+        """A changed copy of parent never proposed before, or None when it
+        marks no knob or every move repeats an earlier one."""
+        knobs = self._knobs = find_tunables(parent)
+        self._proposed.add(_digest(parent))
         if not knobs:
             return None
         if self._last is not None:
             self.outcome(accepted=self._last[0] == _digest(parent))
         axis = self._weakest_axis(feedback)
-        knob = self._pick_knob(knobs, axis)
-        child, move = self._turn(parent, knob)
-        self._last = (_digest(child), move)
-        return child
+        for _ in range(FRESH_DRAWS):
+            child, move = self._turn(parent, self._pick_knob(knobs, axis))
+            digest = _digest(child)
+            if digest not in self._proposed:
+                self._stuck = False
+                self._proposed.add(digest)
+                self._last = (digest, move)
+                return child
+        self._stuck = True
+        return None
+
+    def exhausted(self) -> str | None:
+        if self._knobs is None:
+            return None
+        if not self._knobs:
+            return ("the candidate marks no knob (`// evolve:tunable` numbers or "
+                    "`// evolve:choice` strings)")
+        if self._stuck:
+            return (f"every move it drew from the candidate repeats one of its "
+                    f"{len(self._proposed)} earlier candidates")
+        if not all(self._spent(k) for k in self._knobs):
+            return None
+        return (f"each knob the candidate marks ({', '.join(k.name for k in self._knobs)}) "
+                f"moved up to {INERT_LIMIT} times in a row, with growing steps, without "
+                "changing any score")
+
+    def _spent(self, knob: Tunable) -> bool:
+        """Its last moves changed no score: INERT_LIMIT of them, or for a
+        choice every other option."""
+        limit = INERT_LIMIT if knob.kind != "choice" else min(INERT_LIMIT, len(knob.options) - 1)
+        return self._memory.get(knob.name, KnobMemory()).inert_streak >= limit
+
+    def on_unchanged(self, note: str) -> None:
+        self._last = None  # never evaluated: nothing to learn from it
 
     def outcome(self, *, accepted: bool, inert: bool = False) -> None:
         """Learn from the last proposal: accepted moves are pushed further the
@@ -84,6 +131,7 @@ class OfflineProposer:
         move = self._last[1]
         self._last = None
         mem = self._memory.setdefault(move.knob, KnobMemory())
+        mem.inert_streak = mem.inert_streak + 1 if inert and not accepted else 0
         if accepted:
             mem.accepted += 1
             mem.step = min(MAX_STEP, mem.step * 1.5)

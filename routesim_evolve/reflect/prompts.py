@@ -115,10 +115,13 @@ class PromptPack:
             names.append("degraded.md.j2")
         return "\n\n".join(self._env.get_template(n).render(self.context).strip() for n in names)
 
-    def render(self, candidate: str, feedback: Sequence[FeedbackItem]) -> PromptParts:
-        """The prompt for one proposal."""
+    def render(
+        self, candidate: str, feedback: Sequence[FeedbackItem], *, note: str | None = None
+    ) -> PromptParts:
+        """The prompt for one proposal; `note` tells the model about its
+        previous reply (e.g. that it changed nothing)."""
         dynamic = self._env.get_template("iteration.md.j2").render(
-            candidate=candidate.strip(), feedback=[f.model_dump() for f in feedback]
+            candidate=candidate.strip(), feedback=[f.model_dump() for f in feedback], note=note
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
 

@@ -10,6 +10,7 @@ reference cache and never depend on the candidate.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -17,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.corpus.load import LoadedScenario
@@ -29,6 +30,8 @@ from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.runner import run_candidate
 
 Runner = Callable[[str, Path], RunOutcome]
+
+log = logging.getLogger(__name__)
 
 
 class ScenarioExample(BaseModel):
@@ -102,7 +105,10 @@ class Evaluator:
         """One candidate on one scenario, from the cache when it was run before."""
         cached = self._cache_file(candidate, example)
         if cached is not None and cached.is_file():
-            return Evaluation.model_validate_json(cached.read_bytes())
+            try:
+                return Evaluation.model_validate_json(cached.read_bytes())
+            except (OSError, ValidationError):
+                log.warning("evaluation cache entry %s is unreadable: evaluating again", cached)
         ev, cacheable = self._evaluate_fresh(candidate, example)
         if cached is not None and cacheable:
             atomic_write(cached, ev.model_dump_json().encode())
@@ -174,6 +180,13 @@ class Evaluator:
             result=outcome.result,
         )
         return scored, True
+
+    def recorded_runs(self) -> int:
+        """How many (candidate, scenario) pairs the cache holds: what the
+        run has spent, whatever process spent it."""
+        if self._cache_dir is None or not self._cache_dir.is_dir():
+            return 0
+        return sum(1 for _ in self._cache_dir.glob("*/*.json"))
 
     def _cache_file(self, candidate: str, example: ScenarioExample) -> Path | None:
         if self._cache_dir is None:

@@ -1,0 +1,35 @@
+"""What every proposer is: a parent and its feedback in, a child out, and
+the hooks through which the dispatcher tells it how its proposals fared."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class Proposer:
+    """Turns a parent candidate and its minibatch feedback into a child.
+
+    Subclasses implement `propose`; the hooks do nothing unless overridden.
+    """
+
+    name: str = "proposer"
+
+    def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
+        """The child's whole source, or None to skip this proposal."""
+        raise NotImplementedError
+
+    def exhausted(self) -> str | None:
+        """Why this proposer has nothing left worth evaluating, or None
+        while it has. A run whose proposers are all exhausted stops."""
+        return None
+
+    def on_unchanged(self, note: str) -> None:
+        """Its last proposal was not evaluated: it repeated its parent or a
+        candidate already evaluated (`note` says which)."""
+
+    def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
+        """GEPA kept its last proposal (better on the minibatch)."""
+
+    def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        """GEPA dropped its last proposal; `event` has old_score and new_score."""

@@ -1,0 +1,54 @@
+"""The main command exactly as a newcomer types it (README's first set-up
+command, after the install step), in a subprocess on the bundled corpus."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _main(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "routesim_evolve", *args],
+        cwd=REPO, capture_output=True, text=True, timeout=900, env=env,
+    )
+
+
+def test_main_command_on_the_bundled_corpus_offline(tmp_path: Path):
+    # No key and no agent CLI on PATH: the offline proposer, as on a new machine.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")}
+    env["PATH"] = os.pathsep.join(
+        d for d in env.get("PATH", "").split(os.pathsep)
+        if not any(Path(d, agent).exists() for agent in ("claude", "codex"))
+    )
+    run = _main("--corpus", "corpus", "--runs", str(tmp_path), "--name", "newcomer", env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "using the offline proposer" in run.stderr
+    best = re.search(r"^Best candidate: (\S+)$", run.stdout, re.M)
+    assert best and Path(REPO, best.group(1)).is_file()
+    assert re.search(r"^Val score: 0\.\d{4} \(seed 0\.\d{4}\)$", run.stdout, re.M)
+    assert "| arena | router | scenarios | success |" in run.stdout
+    for router in ("best", "seed", "lnd-apriori", "lnd-bimodal"):
+        assert re.search(rf"^\| all \| {router} \| \d+ \|", run.stdout, re.M), router
+    # The seed's knobs move no score: the run says so once, with what helps.
+    assert run.stderr.count("Stopping early") == 1
+    assert "--reflection-lm" in run.stderr and "--seed-file champions/" in run.stderr
+    # The budget is a limit.
+    for used, limit in re.findall(r"evals (\d+)/(\d+)", run.stderr):
+        assert int(used) <= int(limit)
+
+
+def test_missing_go_modules_say_what_to_run(tmp_path: Path):
+    env = dict(os.environ, GOMODCACHE=str(tmp_path / "empty-modcache"),
+               ROUTESIM_CACHE_DIR=str(tmp_path / "cache"))
+    run = _main("--corpus", "corpus", "--runs", str(tmp_path), env=env)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "scripts/install.sh" in run.stderr
+    assert "Traceback" not in run.stderr
+
