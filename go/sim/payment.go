@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
@@ -107,7 +108,11 @@ func (p *paymentRun) dispatchRound() ([]shard, error) {
 		if err != nil {
 			return pending, err
 		}
-		amt, fee, problem := p.checkRoute(rt, unsent, pending)
+		rt, problem := takeRoute(rt)
+		var amt, fee lnwire.MilliSatoshi
+		if problem == "" {
+			amt, fee, problem = p.checkRoute(rt, unsent, pending)
+		}
 		if problem != "" {
 			p.terminal = ReasonInvalidRoute
 			p.res.Error = problem
@@ -124,16 +129,14 @@ func (p *paymentRun) dispatchRound() ([]shard, error) {
 	}
 }
 
-// checkRoute checks that rt is a route this payment may send: from the
-// sender over existing channels to the target, within the amount left, the
-// fee budget and the cltv limit. It returns the amount and fee of the
-// route, or what is wrong with it.
+// checkRoute checks that rt, the simulator's own copy of a route with 1 to
+// MaxRouteHops hops, is a route this payment may send: from the sender over
+// existing channels to the target, within the amount left, the fee budget
+// and the cltv limit. It returns the amount and fee of the route, or what is
+// wrong with it.
 func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
 	pending []shard) (lnwire.MilliSatoshi, lnwire.MilliSatoshi, string) {
 
-	if rt == nil || len(rt.Hops) == 0 {
-		return 0, 0, "route has no hops"
-	}
 	net := p.w.net
 	if rt.SourcePubKey != p.w.sourceVertex() {
 		return 0, 0, fmt.Sprintf("route starts at %x, not at the sender", rt.SourcePubKey[:])
@@ -160,11 +163,13 @@ func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
 		return 0, 0, fmt.Sprintf("route time lock %d exceeds the cltv limit %d", rt.TotalTimeLock, p.spec.CltvLimit)
 	}
 	fee := rt.TotalAmount - amt
+	// Every sum saturates: a route's fee can be near 2^64 msat, and a
+	// wrapped sum would pass the budget.
 	committed := p.fees
 	for _, s := range pending {
-		committed += s.fee
+		committed = addSat(committed, s.fee)
 	}
-	if committed+fee > p.spec.FeeLimit {
+	if addSat(committed, fee) > p.spec.FeeLimit {
 		return 0, 0, fmt.Sprintf("route fee %d msat exceeds the fee budget left (%d of %d msat)",
 			fee, p.spec.FeeLimit-min(committed, p.spec.FeeLimit), p.spec.FeeLimit)
 	}
@@ -178,8 +183,11 @@ func (p *paymentRun) collect(pending []shard) {
 		draw := p.w.drawAttribution(p.spec.Index, s.attempt)
 		result, degraded := p.w.report(s.rt, s.out, draw)
 		p.book(s, result, degraded)
+		// The router gets a copy of the route it sent; result was built
+		// for this report alone and is not read again.
+		report := copyRoute(s.rt)
 		var err error
-		p.timed(func() { err = p.router.ReportAttempt(s.id, s.rt, result) })
+		p.timed(func() { err = p.router.ReportAttempt(s.id, report, result) })
 		if err != nil && p.terminal == "" {
 			p.terminal = ReasonRouterGaveUp
 			p.res.Error = err.Error()
@@ -258,6 +266,14 @@ func (p *paymentRun) finish() {
 	}
 	p.res.DeliveredMsat = uint64(p.delivered)
 	p.res.FeeMsat = uint64(p.fees)
+}
+
+// addSat adds two amounts, saturating at the largest instead of wrapping.
+func addSat(a, b lnwire.MilliSatoshi) lnwire.MilliSatoshi {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
 }
 
 // stopwatch accumulates the wall time spent in the router.

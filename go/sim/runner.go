@@ -62,7 +62,10 @@ func Run(sc *scenario.Scenario, factory routing.RouterFactory, opts Options) (*R
 func (w *World) runPayment(i int, pay scenario.Payment, factory routing.RouterFactory,
 	view *gossipView, watch *stopwatch) PaymentResult {
 
+	// The router gets its own copy of the spec: the payment's rules are
+	// enforced from spec, which no router can reach.
 	spec := w.newSpec(i, pay)
+	routerSpec := *spec
 	res := PaymentResult{
 		Index:        i,
 		Target:       pay.Target,
@@ -75,7 +78,7 @@ func (w *World) runPayment(i int, pay scenario.Payment, factory routing.RouterFa
 	var router routing.SimRouter
 	var err error
 	watch.time(func() {
-		router, err = factory(view, w.sourceVertex(), w.localBalances(), spec)
+		router, err = factory(view, w.sourceVertex(), w.localBalances(), &routerSpec)
 	})
 	if err != nil {
 		res.FailureReason = ReasonRouterInitFailed

@@ -123,6 +123,13 @@ func TestInvalidRoutes(t *testing.T) {
 		{"too much", func(rt *route.Route) { rt.Hops[2].AmtToForward = 2 * amt }},
 		{"over fee budget", func(rt *route.Route) { rt.TotalAmount += 10_000_000 }},
 		{"over cltv limit", func(rt *route.Route) { rt.TotalTimeLock += 5000 }},
+		{"nil hop", func(rt *route.Route) { rt.Hops[1] = nil }},
+		{"over the hop limit", func(rt *route.Route) {
+			for len(rt.Hops) <= MaxRouteHops {
+				rt.Hops = append(rt.Hops, rt.Hops[0])
+			}
+		}},
+		{"fee near 2^64 msat", func(rt *route.Route) { rt.TotalAmount = math.MaxUint64 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
