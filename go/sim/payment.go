@@ -201,6 +201,7 @@ func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded st
 		AmountMsat:  uint64(s.amt),
 		FeeMsat:     uint64(s.fee),
 		Hops:        len(s.rt.Hops),
+		TimeLock:    s.rt.TotalTimeLock,
 		FailIdx:     s.out.failIdx,
 		ReportedIdx: result.FailureSourceIdx,
 		Round:       p.round,

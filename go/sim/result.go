@@ -74,6 +74,10 @@ type AttemptRecord struct {
 	FeeMsat    uint64 `json:"fee_msat"`
 	Hops       int    `json:"hops"`
 
+	// TimeLock is the route's total time lock (the HTLC's expiry on the
+	// sender's channel).
+	TimeLock uint32 `json:"time_lock"`
+
 	// Outcome is "settled", "held" (atomic, arrived and held), or the
 	// snake_case failure code that really happened.
 	Outcome string `json:"outcome"`

@@ -22,14 +22,21 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.corpus.load import LoadedScenario
+from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
 from routesim_evolve.score.feedback import describe_result
+from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.reference import LND_ROUTERS, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.runner import run_candidate
 
 Runner = Callable[[str, Path], RunOutcome]
+
+#: The status of a result that breaks the payment rules (see invariants.py).
+INVALID_RESULT = "invalid_result"
+#: Violations quoted in the feedback; the rest are counted.
+MAX_VIOLATIONS_SHOWN = 8
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +99,8 @@ class Evaluator:
     ) -> None:
         self._references = references
         self._cache_dir = cache_dir
+        self._scenarios: dict[str, Scenario] = {}
+        self._rules_lock = threading.Lock()
         self._run: Runner = runner or (
             lambda source, path: run_candidate(source, path, timeout=timeout, memory=memory)
         )
@@ -171,6 +180,20 @@ class Evaluator:
                 feedback=feedback.strip(),
             )
             return failed, not outcome.harness_fault
+        broken = result_violations(outcome.result, self._rules(example))
+        if broken:
+            shown = "\n".join(f"- {b}" for b in broken[:MAX_VIOLATIONS_SHOWN])
+            more = len(broken) - MAX_VIOLATIONS_SHOWN
+            return Evaluation(
+                scenario=example.name,
+                arena=example.arena,
+                status=INVALID_RESULT,
+                axes=ZERO,
+                feedback=(f"Scored 0 on {example.name}: the result breaks the payment rules "
+                          f"(the scorer checks them itself):\n{shown}"
+                          + (f"\n(and {more} more)" if more > 0 else "")),
+                result=outcome.result,
+            ), True
         scored = Evaluation(
             scenario=example.name,
             arena=example.arena,
@@ -180,6 +203,16 @@ class Evaluator:
             result=outcome.result,
         )
         return scored, True
+
+    def _rules(self, example: ScenarioExample) -> Scenario:
+        """The scenario file itself, read once: the rules a result must keep."""
+        with self._rules_lock:
+            known = self._scenarios.get(example.content_hash)
+        if known is None:
+            known = Scenario.model_validate_json(example.path.read_bytes())
+            with self._rules_lock:
+                self._scenarios[example.content_hash] = known
+        return known
 
     def recorded_runs(self) -> int:
         """How many (candidate, scenario) pairs the cache holds: what the

@@ -27,6 +27,8 @@ class AttemptRecord(_Strict):
     amount_msat: NonNegativeInt
     fee_msat: NonNegativeInt
     hops: NonNegativeInt
+    #: The route's total time lock (expiry on the sender's channel).
+    time_lock: NonNegativeInt
     #: "settled", "held" (atomic: arrived and held) or the true failure code.
     outcome: str
     #: True failing position (0 the sender, i+1 for Hops[i]); -1 if it arrived.
