@@ -49,7 +49,7 @@ def cases() -> list[tuple[str, str, int, str]]:
         ("embed", "//go:embed secret.txt\nvar secret string", "directive"),
         ("func init", "func init() {}", "reserved"),
         ("func main", "func main() {}", "reserved"),
-        ("harness code", "var _ = writeResult", "foreign"),
+        ("harness code", "var _ = main", "foreign"),
     ]:
         src, line = with_top(text)
         out.append((name, src, line, rule))

@@ -68,10 +68,11 @@ def test_compile_error_names_the_line_and_is_cached(cache: BinaryCache) -> None:
     assert cache.compiles == compiles
 
 
-def test_redeclaring_a_harness_name_is_a_compile_error(cache: BinaryCache) -> None:
-    outcome = cache.build(SEED + "\ntype routerMaker int\n")
-    assert outcome.status is BuildStatus.COMPILE_ERROR
-    assert "routerMaker redeclared" in outcome.message
+def test_the_harness_shares_no_name_with_the_candidate(cache: BinaryCache) -> None:
+    # The command's code lives in internal/routesimcmd: package main has
+    # only main, so a candidate may use any other name the harness uses.
+    outcome = cache.build(SEED + "\ntype routerMaker int\nfunc run() {}\n")
+    assert outcome.ok, outcome.message
 
 
 def test_parallel_threads_compile_once(cache: BinaryCache) -> None:

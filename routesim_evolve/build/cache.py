@@ -7,17 +7,28 @@ binary is the sha256 of everything that decides it: the candidate, the
 module's other sources, go.sum, `go version`, the build tags and flags. A key
 is compiled at most once: a per-key flock makes parallel workers (threads or
 processes) wait for the first, and binaries appear by atomic rename, so no one
-ever runs a half-written file. Compile errors are cached too, so a candidate
-the compiler refused is not compiled again.
+ever runs a half-written file, and each carries its sha256 beside it, so a
+damaged one is rebuilt, never run. Every failure of a candidate build is
+cached too (compile errors, timeouts, limits hit), so a candidate is compiled
+at most once, whatever it does to the compiler.
+
+The compiler is treated as hostile as the binary (`BuildLimits`): a time
+limit sized to normal builds, memory, CPU and file-size limits on every
+compiler process, a Go build cache of the candidates' own, and both that
+cache and the binaries bounded, oldest evicted first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import logging
+import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -25,7 +36,7 @@ import time
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from routesim_evolve.build.allowlist import Finding, check_source
 from routesim_evolve.build.fsutil import atomic_write, file_lock
@@ -33,6 +44,7 @@ from routesim_evolve.build.gomodule import (
     CANDIDATE_SLOT,
     NOLND_TAG,
     ROUTESIM_PACKAGE,
+    GoToolchainError,
     build_env,
     cache_root,
     go_binary,
@@ -42,6 +54,9 @@ from routesim_evolve.build.gomodule import (
 )
 
 log = logging.getLogger(__name__)
+
+MIB = 1 << 20
+GIB = 1 << 30
 
 #: Flags of every build. -trimpath keeps stack traces free of local paths
 #: (and the scratch folder out of the binary); -s -w drop the symbol table
@@ -119,11 +134,51 @@ def clean_compiler_output(output: str, scratch_file: Path, source: str | None) -
     return "\n".join(out)
 
 
+class BuildLimits(BaseModel):
+    """What compiling one candidate may use. The compiler is as exposed as
+    the binary: a few hundred bytes of source can ask it for gigabytes of
+    initialised data or an exponential chain of generic instantiations."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: Wall clock of one candidate build. A build with a warm cache takes
+    #: about 1 s (2.4 s with both cores busy: bench/bench_build.py).
+    timeout_s: float = Field(default=20.0, gt=0)
+    #: Heap budget of each compiler process; RLIMIT_AS adds Go's reserve.
+    memory_bytes: int = Field(default=2 * GIB, gt=0)
+    address_space_overhead_bytes: int = Field(default=3 * GIB // 2, ge=0)
+    #: CPU seconds of each compiler process (RLIMIT_CPU).
+    cpu_seconds: int = Field(default=60, gt=0)
+    #: Largest file the build may write (RLIMIT_FSIZE): the binary, and
+    #: each object in the build cache. A candidate binary is about 7 MiB.
+    output_bytes: int = Field(default=64 * MIB, gt=0)
+    #: Bounds of the binaries kept, and of the candidates' Go build cache
+    #: (each evicted, oldest first, past its bound).
+    binaries_bytes: int = Field(default=2 * GIB, gt=0)
+    go_cache_bytes: int = Field(default=2 * GIB, gt=0)
+
+    def apply(self) -> None:
+        """Set the limits in a child between fork and exec (setrlimit only)."""
+        address_space = self.memory_bytes + self.address_space_overhead_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.output_bytes, self.output_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+#: What the trusted builds (the module itself: the seed and lnd's reference
+#: routers) may take: the first one compiles lnd's whole dependency tree.
+TRUSTED_TIMEOUT_S = 900.0
+
+
 class BinaryCache:
     """Builds routesim binaries and keeps them under `root`/bin by key.
 
     Thread-safe and process-safe. `compiles` counts the compiler runs made
-    through this instance (tests and benchmarks read it).
+    through this instance (tests and benchmarks read it). Candidates build
+    under `limits` in a Go build cache of their own (`candidate_go_cache`),
+    warmed once per process by a trusted build of the in-tree seed, so that
+    their time limit measures the candidate and not the dependencies.
     """
 
     def __init__(
@@ -131,15 +186,17 @@ class BinaryCache:
         root: Path | None = None,
         go_dir: Path | None = None,
         *,
-        compile_timeout: float = 900.0,
+        limits: BuildLimits | None = None,
         flags: tuple[str, ...] = BUILD_FLAGS,
     ) -> None:
         self.root = (root or cache_root()).resolve()
         self.go_dir = (go_dir or go_module_dir()).resolve()
-        self.compile_timeout = compile_timeout
+        self.limits = limits or BuildLimits()
         self.flags = flags
         self.compiles = 0
         self._count_lock = threading.Lock()
+        self._warm = False
+        self._verified: set[tuple[str, int, int]] = set()
 
     def build(self, source: str, *, tags: tuple[str, ...] = (NOLND_TAG,)) -> BuildOutcome:
         """Build a candidate: allow-list check, then compile, unless the
@@ -159,6 +216,7 @@ class BinaryCache:
                 findings=report.findings,
                 seconds=time.monotonic() - start,
             )
+        self._warm_candidate_cache(tags)
         return self._build_locked(key, source, tags, start)
 
     def build_module(self, *, tags: tuple[str, ...] = ()) -> BuildOutcome:
@@ -179,15 +237,41 @@ class BinaryCache:
         return self.root / "bin" / key[:2] / f"{key}.fail.json"
 
     def _lookup(self, key: str) -> BuildOutcome | None:
-        """The cached outcome of `key`, if any: a binary or a compile error."""
+        """The cached outcome of `key`, if any: a binary whose checksum
+        matches, or a failure. A damaged entry is removed, never trusted."""
         binary = self.binary_path(key)
         if binary.is_file():
-            return BuildOutcome(status=BuildStatus.OK, key=key, binary=binary)
+            if self._intact(binary):
+                binary.touch()  # eviction keeps the recently used
+                return BuildOutcome(status=BuildStatus.OK, key=key, binary=binary)
+            log.warning("binary %s does not match its checksum: building again", binary)
+            binary.unlink(missing_ok=True)
         failure = self._failure_path(key)
         if failure.is_file():
-            cached = BuildOutcome.model_validate_json(failure.read_bytes())
+            try:
+                cached = BuildOutcome.model_validate_json(failure.read_bytes())
+            except (OSError, ValueError):
+                log.warning("build failure record %s is unreadable: building again", failure)
+                failure.unlink(missing_ok=True)
+                return None
             return cached.model_copy(update={"compiled": False})
         return None
+
+    def _intact(self, binary: Path) -> bool:
+        """The binary's sha256 matches the one written beside it (checked
+        once per process and file version)."""
+        stat = binary.stat()
+        version = (str(binary), stat.st_mtime_ns, stat.st_size)
+        if version in self._verified:
+            return True
+        sidecar = binary.with_name(binary.name + ".sha256")
+        try:
+            ok = sidecar.read_text().strip() == _sha256_file(binary)
+        except OSError:
+            ok = False
+        if ok:
+            self._verified.add(version)
+        return ok
 
     def _build_locked(
         self, key: str, source: str | None, tags: tuple[str, ...], start: float
@@ -198,14 +282,43 @@ class BinaryCache:
             if hit is not None:
                 return hit.model_copy(update={"seconds": time.monotonic() - start})
             outcome = self._compile(key, source, tags)
+        if outcome.compiled and outcome.ok:
+            self._evict_binaries()
         return outcome.model_copy(update={"seconds": time.monotonic() - start})
+
+    def _warm_candidate_cache(self, tags: tuple[str, ...]) -> None:
+        """Once per process: a trusted build of the in-tree seed with the
+        candidates' Go build cache, so that it holds every dependency."""
+        if self._warm:
+            return
+        with file_lock(self.root / "locks" / "candidate-go-cache.lock"):
+            go_cache = candidate_go_cache(self.root)
+            if _tree_bytes(go_cache) > self.limits.go_cache_bytes:
+                log.info("candidate Go build cache over its bound: emptying it")
+                shutil.rmtree(go_cache, ignore_errors=True)
+            with tempfile.TemporaryDirectory(dir=self._scratch_root()) as tmp:
+                cmd = [go_binary(), "build", *self.flags, "-tags=" + ",".join(tags),
+                       "-o", str(Path(tmp) / "seed"), ROUTESIM_PACKAGE]
+                proc = _run_go(cmd, self.go_dir, self._env(candidate=True), TRUSTED_TIMEOUT_S)
+                if proc.returncode != 0:
+                    raise GoToolchainError(f"building the seed failed:\n{proc.output}")
+        self._warm = True
+
+    def _env(self, *, candidate: bool) -> dict[str, str]:
+        env = build_env()
+        if candidate:
+            env["GOCACHE"] = str(candidate_go_cache(self.root))
+        return env
+
+    def _scratch_root(self) -> Path:
+        scratch_root = self.root / "scratch"
+        scratch_root.mkdir(parents=True, exist_ok=True)
+        return scratch_root
 
     def _compile(self, key: str, source: str | None, tags: tuple[str, ...]) -> BuildOutcome:
         binary = self.binary_path(key)
         binary.parent.mkdir(parents=True, exist_ok=True)
-        scratch_root = self.root / "scratch"
-        scratch_root.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix="build-", dir=scratch_root))
+        scratch = Path(tempfile.mkdtemp(prefix="build-", dir=self._scratch_root()))
         try:
             cmd = [go_binary(), "build", *self.flags]
             if tags:
@@ -221,36 +334,128 @@ class BinaryCache:
             with self._count_lock:
                 self.compiles += 1
             log.info("compiling %s (tags %s)", key[:12], ",".join(tags) or "none")
-            try:
-                proc = subprocess.run(
-                    cmd,
-                    cwd=self.go_dir,
-                    env=build_env(),
-                    capture_output=True,
-                    text=True,
-                    errors="replace",
-                    timeout=self.compile_timeout,
-                )
-                output, returncode = proc.stderr + proc.stdout, proc.returncode
-            except subprocess.TimeoutExpired:
-                output = f"the compiler did not finish within {self.compile_timeout:.0f} s"
-                returncode = -1
-            if returncode != 0:
+            hostile = source is not None
+            proc = _run_go(
+                cmd, self.go_dir, self._env(candidate=hostile),
+                self.limits.timeout_s if hostile else TRUSTED_TIMEOUT_S,
+                limits=self.limits if hostile else None,
+            )
+            if proc.returncode != 0 or not tmp_binary.is_file():
                 tmp_binary.unlink(missing_ok=True)
+                if not hostile:
+                    raise GoToolchainError(f"building routesim failed:\n{proc.output}")
                 outcome = BuildOutcome(
                     status=BuildStatus.COMPILE_ERROR,
                     key=key,
-                    message="The candidate does not compile:\n"
-                    + clean_compiler_output(output, scratch_file, source),
+                    message=self._failure_message(proc, scratch_file, source),
                     compiled=True,
                 )
-                if returncode > 0:  # a timeout may be the machine's fault: retry later
-                    atomic_write(self._failure_path(key), outcome.model_dump_json().encode())
+                # Every failure is the candidate's: the dependencies are
+                # built (warm cache), so even a timeout is not retried.
+                atomic_write(self._failure_path(key), outcome.model_dump_json().encode())
                 return outcome
+            binary.with_name(binary.name + ".sha256").write_text(_sha256_file(tmp_binary))
             tmp_binary.replace(binary)
             return BuildOutcome(status=BuildStatus.OK, key=key, binary=binary, compiled=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def _failure_message(self, proc: _GoRun, scratch_file: Path, source: str | None) -> str:
+        """What the candidate's author reads: the compiler's message, or
+        which limit the build hit."""
+        limits = self.limits
+        if proc.timed_out:
+            return (f"The candidate did not compile within {limits.timeout_s:g} s (a normal "
+                    "build takes about 1 s): it makes the Go compiler work too hard, e.g. "
+                    "huge initialised data or deep chains of generic instantiations.")
+        hit = _limit_hit(proc)
+        if hit is not None:
+            return {
+                "memory": f"Compiling the candidate needed more than the compiler's "
+                          f"{limits.memory_bytes // MIB} MiB memory cap",
+                "cpu": f"Compiling the candidate took more than {limits.cpu_seconds} s of CPU",
+                "output": f"Compiling the candidate wrote a file over "
+                          f"{limits.output_bytes // MIB} MiB (the binary or a compiled "
+                          "package): keep tables computed at run time, not initialised",
+            }[hit] + ". The build was stopped."
+        return "The candidate does not compile:\n" + clean_compiler_output(
+            proc.output, scratch_file, source
+        )
+
+    def _evict_binaries(self) -> None:
+        """Delete the least recently used binaries past the bound."""
+        entries = [p for p in (self.root / "bin").glob("*/*") if p.is_file()
+                   and not p.name.startswith(".") and "." not in p.name]
+        total = sum(p.stat().st_size for p in entries)
+        if total <= self.limits.binaries_bytes:
+            return
+        for binary in sorted(entries, key=lambda p: p.stat().st_mtime):
+            size = binary.stat().st_size
+            binary.unlink(missing_ok=True)
+            binary.with_name(binary.name + ".sha256").unlink(missing_ok=True)
+            total -= size
+            if total <= self.limits.binaries_bytes:
+                return
+
+
+class _GoRun(BaseModel):
+    """How one go command ended."""
+
+    returncode: int
+    output: str
+    timed_out: bool = False
+
+
+def _run_go(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float,
+            *, limits: BuildLimits | None = None) -> _GoRun:
+    """Run a go command in its own process group, killed whole at the
+    timeout (the compiler and linker are its children)."""
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=limits.apply if limits is not None else None,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return _GoRun(returncode=proc.returncode, output=_clip(out))
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return _GoRun(returncode=-signal.SIGKILL, output=_clip(out), timed_out=True)
+
+
+def _clip(out: bytes, cap: int = 256 * 1024) -> str:
+    return out[:cap].decode("utf-8", errors="replace")
+
+
+def _limit_hit(proc: _GoRun) -> str | None:
+    """Which rlimit stopped the build, from the signal or the message."""
+    text = proc.output.lower()
+    if "file too large" in text or "signal: file size limit exceeded" in text:
+        return "output"
+    if "cpu time limit exceeded" in text:
+        return "cpu"
+    if any(s in text for s in ("out of memory", "cannot allocate memory", "signal: killed")):
+        return "memory"
+    return None
+
+
+def candidate_go_cache(root: Path | None = None) -> Path:
+    """The Go build cache of candidate builds, apart from the user's."""
+    return (root or cache_root()) / "go-build-candidates"
+
+
+def _tree_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 _default_cache: BinaryCache | None = None

@@ -7,12 +7,21 @@
 // It prints a JSON report {"ok": bool, "findings": [...]} where each finding
 // names the rule broken, the line and column, and the offending source line.
 // A candidate must be package main, import only packages on the allow-list
-// (allowlist.json, embedded), carry no compiler directives, define
-// newCandidateRouter, define neither init nor main, and, when -pkgdir names
-// the routesim command's directory, use none of the names the other files of
-// that package declare (main.go's run would otherwise let a candidate write
-// files). Everything else, redeclarations and signatures included, is left
-// to the compiler.
+// (allowlist.json, embedded), carry no compiler directive in any spelling,
+// define newCandidateRouter, define neither init nor main, and, when -pkgdir
+// names the routesim command's directory, spell none of the names the other
+// files of that package declare. Those files declare only main (the harness
+// lives in internal/routesimcmd), and the rule is lexical: an identifier is
+// the only way to name a package-level object in Go, so refusing every token
+// that spells one is complete, in a composite-literal key as anywhere else,
+// without trusting a type checker fed hostile code. Everything else,
+// redeclarations and signatures included, is left to the compiler.
+//
+// Package-level initialisers (var x = f()) are allowed: they run in the same
+// sandbox and under the same allow-list as the router's methods, before any
+// scenario is read, so they can do nothing a router call cannot; refusing
+// calls in them would refuse ordinary code such as rand.New(...). func init
+// stays refused so that a candidate's start-up reads as declarations.
 //
 // Exit codes: 0 the candidate passes, 1 it has findings, 2 bad usage or an
 // unreadable file.
@@ -302,27 +311,39 @@ func matchPattern(pattern, path string) bool {
 	return path == pattern
 }
 
-// directivePrefixes are comment openings that instruct the toolchain rather
-// than the reader: linkname and embed break out of the language, build
-// constraints could drop the file, line directives would falsify the
-// positions in feedback, and cgo needs import "C".
-var directivePrefixes = []string{"//go:", "//line ", "/*line ", "// +build", "//export ", "//extern "}
+// directiveWords open comments that instruct the toolchain rather than the
+// reader: linkname and embed break out of the language, build constraints
+// could drop the file, line directives would falsify the positions in
+// feedback, and cgo needs import "C". A comment is refused when its text,
+// after the comment marker and any spaces, starts with one of them: that
+// covers //go:, // +build, //+build, /*line and the spellings the toolchain
+// may accept tomorrow.
+var directiveWords = []string{"go:", "+build", "line ", "export ", "extern ", "#cgo"}
 
 func (c *checker) checkDirectives(f *ast.File) {
 	for _, group := range f.Comments {
 		for _, cm := range group.List {
-			for _, p := range directivePrefixes {
-				if strings.HasPrefix(cm.Text, p) {
-					c.add(RuleDirective, c.at(cm.Pos()),
-						fmt.Sprintf("compiler directive %q is not allowed in a candidate", clip(cm.Text, 40)))
-					break
-				}
-			}
-			if strings.Contains(cm.Text, "#cgo") {
-				c.add(RuleDirective, c.at(cm.Pos()), "#cgo directives are not allowed in a candidate")
+			if word := directiveWord(cm.Text); word != "" {
+				c.add(RuleDirective, c.at(cm.Pos()),
+					fmt.Sprintf("compiler directive %q is not allowed in a candidate", clip(cm.Text, 40)))
 			}
 		}
 	}
+}
+
+// directiveWord returns the directive a comment opens with, or "".
+func directiveWord(comment string) string {
+	text := strings.TrimPrefix(strings.TrimPrefix(comment, "//"), "/*")
+	text = strings.TrimLeft(text, " \t")
+	for _, w := range directiveWords {
+		if strings.HasPrefix(text, w) {
+			return w
+		}
+	}
+	if strings.Contains(comment, "#cgo") {
+		return "#cgo"
+	}
+	return ""
 }
 
 // clip shortens s to at most n bytes, for messages.
@@ -356,15 +377,23 @@ func (c *checker) checkDecls(f *ast.File) {
 	}
 }
 
-// checkForeign refuses free identifiers that name a declaration of another
-// file of package main: the parser leaves exactly those (and the universe's
-// names) unresolved, while fields, methods and local names resolve or are
-// selectors.
+// checkForeign refuses every identifier token, but the package clause's,
+// that spells a name another file of package main declares.
 func (c *checker) checkForeign(f *ast.File, foreign map[string]bool) {
-	for _, id := range f.Unresolved {
-		if foreign[id.Name] {
-			c.add(RuleForeign, c.at(id.Pos()),
-				fmt.Sprintf("%s belongs to the simulator's own files; a candidate may not use it", id.Name))
+	if len(foreign) == 0 {
+		return
+	}
+	var s scanner.Scanner
+	file := c.fset.File(f.Package)
+	s.Init(file, c.src, nil, 0)
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return
+		}
+		if tok == token.IDENT && foreign[lit] && pos != f.Name.Pos() {
+			c.add(RuleForeign, c.at(pos),
+				fmt.Sprintf("%s belongs to the simulator's own files; a candidate may not use the name", lit))
 		}
 	}
 }

@@ -1,137 +1,17 @@
 // Command routesim plays one scenario file through one router and writes the
-// result as JSON.
+// result as JSON; internal/routesimcmd is the command, documented there.
 //
-//	routesim [--router candidate|lnd-apriori|lnd-bimodal] [--out FILE]
-//	         [--no-timing] [--check] SCENARIO.json
-//
-// Exit codes: 0 done, 2 bad usage or a malformed scenario (the message names
-// the file and field), 1 any other failure.
+// Package main holds only main and the router compiled into this binary
+// (candidate_impl.go, the file a candidate replaces), so that a candidate
+// can name nothing of the harness.
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
-	"sort"
-	"strings"
 
-	"github.com/routesim-evolve/routesim/routing"
-	"github.com/routesim-evolve/routesim/scenario"
-	"github.com/routesim-evolve/routesim/sim"
+	"github.com/routesim-evolve/routesim/internal/routesimcmd"
 )
 
-// routerMaker makes the router factory of one scenario run, and a function
-// that frees what the factory holds.
-type routerMaker func(sc *scenario.Scenario) (routing.RouterFactory, func() error, error)
-
-// routers are the routers this binary was built with. The candidate is
-// always there; lnd's reference routers are added by routers_lnd.go unless
-// the binary is built with the routesim_nolnd tag (as candidate builds are,
-// to keep lnd out of their link).
-var routers = map[string]routerMaker{
-	"candidate": func(*scenario.Scenario) (routing.RouterFactory, func() error, error) {
-		return newCandidateRouter, func() error { return nil }, nil
-	},
-}
-
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("routesim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	routerName := fs.String("router", "candidate", "router to run: "+strings.Join(routerNames(), ", "))
-	out := fs.String("out", "", "write the result here instead of standard output")
-	noTiming := fs.Bool("no-timing", false, "leave wall times out, for byte-identical results")
-	check := fs.Bool("check", false, "verify conservation of funds after every payment")
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(positional) != 1 {
-		fmt.Fprintln(stderr, "usage: routesim [flags] SCENARIO.json")
-		fs.PrintDefaults()
-		return 2
-	}
-	maker, ok := routers[*routerName]
-	if !ok {
-		fmt.Fprintf(stderr, "routesim: unknown router %q (this binary has: %s)\n",
-			*routerName, strings.Join(routerNames(), ", "))
-		return 2
-	}
-	sc, err := scenario.Load(positional[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "routesim: %v\n", err)
-		var fe *scenario.FieldError
-		if errors.As(err, &fe) {
-			return 2
-		}
-		return 1
-	}
-	res, err := runScenario(sc, maker, sim.Options{
-		RouterName: *routerName, Timing: !*noTiming, CheckConservation: *check,
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "routesim: %s: %v\n", sc.Path, err)
-		return 1
-	}
-	if err := writeResult(res, *out, stdout); err != nil {
-		fmt.Fprintf(stderr, "routesim: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
-func runScenario(sc *scenario.Scenario, maker routerMaker, opts sim.Options) (*sim.Result, error) {
-	factory, closeRouter, err := maker(sc)
-	if err != nil {
-		return nil, err
-	}
-	res, err := sim.Run(sc, factory, opts)
-	if cerr := closeRouter(); err == nil {
-		err = cerr
-	}
-	return res, err
-}
-
-func writeResult(res *sim.Result, path string, stdout io.Writer) error {
-	data, err := json.MarshalIndent(res, "", " ")
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	if path == "" {
-		_, err = stdout.Write(data)
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
-}
-
-func routerNames() []string {
-	names := make([]string, 0, len(routers))
-	for n := range routers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// parseInterspersed parses flags that may stand before or after the
-// positional arguments, and returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	os.Exit(routesimcmd.Run(os.Args[1:], os.Stdout, os.Stderr, newCandidateRouter))
 }

@@ -3,11 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/routesim-evolve/routesim/internal/routesimcmd"
 )
+
+// run is the command as this binary runs it, with the seed router.
+func run(args []string, stdout, stderr io.Writer) int {
+	return routesimcmd.Run(args, stdout, stderr, newCandidateRouter)
+}
 
 const examples = "../../../docs/examples/"
 

@@ -1,6 +1,6 @@
 //go:build !routesim_nolnd
 
-package main
+package routesimcmd
 
 // lnd's production routing stack as reference routers. Candidate builds use
 // the routesim_nolnd tag to keep lnd's routing package out of their link.

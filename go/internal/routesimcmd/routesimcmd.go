@@ -1,0 +1,137 @@
+// Package routesimcmd is the routesim command: it plays one scenario file
+// through one router and writes the result as JSON. It lives apart from
+// package main so that the candidate, which is compiled into package main,
+// shares no name with the harness: package main declares only main and the
+// candidate's own names.
+//
+//	routesim [--router candidate|lnd-apriori|lnd-bimodal] [--out FILE]
+//	         [--no-timing] [--check] SCENARIO.json
+//
+// Exit codes: 0 done, 2 bad usage or a malformed scenario (the message names
+// the file and field), 1 any other failure.
+package routesimcmd
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/routesim-evolve/routesim/routing"
+	"github.com/routesim-evolve/routesim/scenario"
+	"github.com/routesim-evolve/routesim/sim"
+)
+
+// routerMaker makes the router factory of one scenario run, and a function
+// that frees what the factory holds.
+type routerMaker func(sc *scenario.Scenario) (routing.RouterFactory, func() error, error)
+
+// routers are the reference routers this binary was built with: lnd's,
+// added by routers_lnd.go unless the binary is built with the
+// routesim_nolnd tag (as candidate builds are, to keep lnd out of their
+// link). Run adds the candidate.
+var routers = map[string]routerMaker{}
+
+// Run is the command: args without the program name, the streams, and the
+// candidate router the binary was built with. It returns the exit code.
+func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactory) int {
+	routers["candidate"] = func(*scenario.Scenario) (routing.RouterFactory, func() error, error) {
+		return candidate, func() error { return nil }, nil
+	}
+	fs := flag.NewFlagSet("routesim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	routerName := fs.String("router", "candidate", "router to run: "+strings.Join(routerNames(), ", "))
+	out := fs.String("out", "", "write the result here instead of standard output")
+	noTiming := fs.Bool("no-timing", false, "leave wall times out, for byte-identical results")
+	check := fs.Bool("check", false, "verify conservation of funds after every payment")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(positional) != 1 {
+		fmt.Fprintln(stderr, "usage: routesim [flags] SCENARIO.json")
+		fs.PrintDefaults()
+		return 2
+	}
+	maker, ok := routers[*routerName]
+	if !ok {
+		fmt.Fprintf(stderr, "routesim: unknown router %q (this binary has: %s)\n",
+			*routerName, strings.Join(routerNames(), ", "))
+		return 2
+	}
+	sc, err := scenario.Load(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "routesim: %v\n", err)
+		var fe *scenario.FieldError
+		if errors.As(err, &fe) {
+			return 2
+		}
+		return 1
+	}
+	res, err := runScenario(sc, maker, sim.Options{
+		RouterName: *routerName, Timing: !*noTiming, CheckConservation: *check,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "routesim: %s: %v\n", sc.Path, err)
+		return 1
+	}
+	if err := writeResult(res, *out, stdout); err != nil {
+		fmt.Fprintf(stderr, "routesim: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runScenario(sc *scenario.Scenario, maker routerMaker, opts sim.Options) (*sim.Result, error) {
+	factory, closeRouter, err := maker(sc)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sim.Run(sc, factory, opts)
+	if cerr := closeRouter(); err == nil {
+		err = cerr
+	}
+	return res, err
+}
+
+func writeResult(res *sim.Result, path string, stdout io.Writer) error {
+	data, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if path == "" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+func routerNames() []string {
+	names := make([]string, 0, len(routers))
+	for n := range routers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// parseInterspersed parses flags that may stand before or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
