@@ -52,6 +52,7 @@ from routesim_evolve.build.gomodule import (
     go_version,
     module_fingerprint,
 )
+from routesim_evolve.textclip import clip_line
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ def clean_compiler_output(output: str, scratch_file: Path, source: str | None) -
         m = re.match(rf"^\s*{re.escape(slot)}:(\d+):", line)
         if m and 0 < int(m.group(1)) <= len(source_lines):
             n = int(m.group(1))
-            out.append(f"\t{n} | {source_lines[n - 1].strip()}")
+            out.append(f"\t{n} | {clip_line(source_lines[n - 1].strip())}")
     if len(lines) > MAX_MESSAGE_LINES:
         out.append(f"... ({len(lines) - MAX_MESSAGE_LINES} more lines)")
     return "\n".join(out)

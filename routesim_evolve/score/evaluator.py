@@ -30,6 +30,7 @@ from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.reference import LND_ROUTERS, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.runner import run_candidate
+from routesim_evolve.textclip import clip_block
 
 Runner = Callable[[str, Path], RunOutcome]
 
@@ -111,7 +112,8 @@ class Evaluator:
         return ev.score, self.side_info(ev, example)
 
     def evaluate(self, candidate: str, example: ScenarioExample) -> Evaluation:
-        """One candidate on one scenario, from the cache when it was run before."""
+        """One candidate on one scenario, from the cache when it was run
+        before. Its feedback is capped: much of it quotes the candidate."""
         cached = self._cache_file(candidate, example)
         if cached is not None and cached.is_file():
             try:
@@ -119,6 +121,7 @@ class Evaluator:
             except (OSError, ValidationError):
                 log.warning("evaluation cache entry %s is unreadable: evaluating again", cached)
         ev, cacheable = self._evaluate_fresh(candidate, example)
+        ev = ev.model_copy(update={"feedback": clip_block(ev.feedback)})
         if cached is not None and cacheable:
             atomic_write(cached, ev.model_dump_json().encode())
         return ev

@@ -13,6 +13,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from routesim_evolve.textclip import clip_block, clip_line
+
 CANDIDATE_FILE = "candidate_impl.go"
 
 _FRAME_FILE = re.compile(r"^\t(?P<file>\S+?):(?P<line>\d+)(?: \+0x[0-9a-f]+)?")
@@ -62,8 +64,11 @@ class Crash(BaseModel):
 
 
 def _headline(lines: list[str]) -> tuple[str, str, int]:
-    """The crash's kind, message and the index of the line after it."""
-    for i, line in enumerate(lines):
+    """The crash's kind, message and the index of the line after it. The
+    runtime prints its trace last, as the process dies: a headline the
+    candidate printed itself can only come earlier, so the last one wins."""
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
         for prefix, kind in (("panic: ", "panic"), ("fatal error: ", "fatal")):
             if line.startswith(prefix):
                 # A panic message may span lines up to the blank line before
@@ -75,7 +80,7 @@ def _headline(lines: list[str]) -> tuple[str, str, int]:
                     j += 1
                 if kind == "fatal" and i > 0 and lines[i - 1].startswith("runtime: "):
                     msg.insert(0, lines[i - 1])
-                return kind, "\n".join(msg), j
+                return kind, clip_block("\n".join(msg), 1000), j
         if line.startswith("SIGQUIT: quit"):
             return "signal", "SIGQUIT: quit", i + 1
     return "", "", 0
@@ -124,5 +129,5 @@ def render_frames(crash: Crash, source: str | None, *, limit: int = 6) -> str:
         where = f"{CANDIDATE_FILE}:{f.line}" if f.in_candidate else f"{f.file}:{f.line}"
         out.append(f"  at {where} in {f.function}")
         if f.in_candidate and 0 < f.line <= len(source_lines):
-            out.append(f"\t{f.line} | {source_lines[f.line - 1].strip()}")
+            out.append(f"\t{f.line} | {clip_line(source_lines[f.line - 1].strip())}")
     return "\n".join(out)

@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.result import Result
+from routesim_evolve.textclip import quoted_output
 
 log = logging.getLogger(__name__)
 
@@ -243,10 +244,6 @@ def _spawn_and_wait(cmd: list[str], cwd: Path, limits: SandboxLimits) -> _Exit:
     )
 
 
-def _tail(text: str, lines: int = 20) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
-
-
 def _read_result(path: Path, limits: SandboxLimits) -> tuple[Result | None, str]:
     """The result file, parsed; or None and why not."""
     if not path.is_file():
@@ -285,10 +282,13 @@ def classify(
     if ex.code == 2 and "routesim:" in ex.stderr:
         return (
             RunStatus.SCENARIO_ERROR,
-            f"routesim refused scenario {scenario} (not the router's doing):\n{_tail(ex.stderr)}",
+            f"routesim refused scenario {scenario} (not the router's doing).\n"
+            + quoted_output(ex.stderr),
         )
     how = f"signal {-ex.code}" if ex.code < 0 else f"exit code {ex.code}"
-    return RunStatus.EXIT, f"routesim failed with {how} on scenario {scenario}:\n{_tail(ex.stderr)}"
+    return RunStatus.EXIT, f"routesim failed with {how} on scenario {scenario}.\n" + quoted_output(
+        ex.stderr
+    )
 
 
 def run_binary(

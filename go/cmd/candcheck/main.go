@@ -239,8 +239,10 @@ func (c *checker) add(rule string, pos token.Position, msg string) {
 	if pos.Line >= 1 && pos.Line <= len(c.lines) {
 		text = strings.TrimRight(c.lines[pos.Line-1], "\r")
 	}
+	// Both may quote the candidate, whose lines can be of any length.
 	c.findings = append(c.findings, Finding{
-		Rule: rule, Line: pos.Line, Column: pos.Column, Message: msg, Text: text,
+		Rule: rule, Line: pos.Line, Column: pos.Column,
+		Message: clip(msg, maxQuote), Text: clip(text, maxQuote),
 	})
 }
 
@@ -345,6 +347,9 @@ func directiveWord(comment string) string {
 	}
 	return ""
 }
+
+// maxQuote is the longest source line or message a finding quotes.
+const maxQuote = 240
 
 // clip shortens s to at most n bytes, for messages.
 func clip(s string, n int) string {

@@ -123,6 +123,15 @@ func TestFindingText(t *testing.T) {
 	}
 }
 
+func TestLongLinesAreClipped(t *testing.T) {
+	long := strings.Repeat("x", 400_000)
+	src := header + "import \"" + long + "\"\n" + imports + contract
+	got := Check([]byte(src), policy(t), nil)
+	if len(got) != 1 || len(got[0].Text) > maxQuote+8 || len(got[0].Message) > maxQuote+8 {
+		t.Fatalf("a finding quotes %d and %d bytes", len(got[0].Text), len(got[0].Message))
+	}
+}
+
 func TestSizeLimit(t *testing.T) {
 	p := policy(t)
 	src := header + imports + contract + "// " + strings.Repeat("x", p.MaxSourceBytes) + "\n"
