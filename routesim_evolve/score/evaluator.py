@@ -24,6 +24,7 @@ from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.corpus.load import LoadedScenario
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
+from routesim_evolve.score.determinism import DeterminismCheck
 from routesim_evolve.score.feedback import describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunOutcome
@@ -36,6 +37,8 @@ Runner = Callable[[str, Path], RunOutcome]
 
 #: The status of a result that breaks the payment rules (see invariants.py).
 INVALID_RESULT = "invalid_result"
+#: The status of every evaluation of a candidate whose two runs differed.
+NONDETERMINISTIC = "nondeterministic"
 #: Violations quoted in the feedback; the rest are counted.
 MAX_VIOLATIONS_SHOWN = 8
 
@@ -101,6 +104,7 @@ class Evaluator:
         self._references = references
         self._cache_dir = cache_dir
         self._scenarios: dict[str, Scenario] = {}
+        self._determinism = DeterminismCheck(cache_dir)
         self._rules_lock = threading.Lock()
         self._run: Runner = runner or (
             lambda source, path: run_candidate(source, path, timeout=timeout, memory=memory)
@@ -165,8 +169,19 @@ class Evaluator:
     ) -> tuple[Evaluation, bool]:
         """The evaluation, and whether it may be cached: a fault of the
         harness (not of the candidate) is scored 0 but tried again later."""
-        outcome = self._run(candidate, example.path)
+        outcome, verdict = self._determinism.run(
+            _candidate_id(candidate), example.name, lambda: self._run(candidate, example.path)
+        )
         refs = self._references.results(example)
+        if verdict is not None and not verdict.deterministic:
+            return Evaluation(
+                scenario=example.name,
+                arena=example.arena,
+                status=NONDETERMINISTIC,
+                axes=ZERO,
+                feedback=verdict.feedback(),
+                result=outcome.result,
+            ), True
         if not outcome.ok or outcome.result is None:
             lnd = "; ".join(
                 f"{name} delivered {r.totals.succeeded}/{r.totals.payments}"
@@ -227,8 +242,13 @@ class Evaluator:
     def _cache_file(self, candidate: str, example: ScenarioExample) -> Path | None:
         if self._cache_dir is None:
             return None
-        cand = hashlib.sha256(candidate.encode()).hexdigest()[:24]
+        cand = _candidate_id(candidate)
         return self._cache_dir / cand / f"{example.content_hash[:24]}.json"
+
+
+def _candidate_id(source: str) -> str:
+    """The candidate's folder in the evaluation cache."""
+    return hashlib.sha256(source.encode()).hexdigest()[:24]
 
 
 def candidate_hash(source: str) -> str:

@@ -44,6 +44,8 @@ class RunOutcome(BaseModel):
     scenario: str
     router: str = "candidate"
     result: Result | None = None
+    #: sha256 of the result file as written: equal for byte-identical runs.
+    result_sha256: str | None = None
     #: For a proposer: empty when ok, else what went wrong and where.
     feedback: str = ""
     exit_code: int | None = None

@@ -24,6 +24,7 @@ import collections
 import contextlib
 import errno
 import functools
+import hashlib
 import logging
 import math
 import os
@@ -42,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.result import Result
-from routesim_evolve.textclip import quoted_output
+from routesim_evolve.textclip import clip_block, quoted_output
 
 log = logging.getLogger(__name__)
 
@@ -245,16 +246,18 @@ def _spawn_and_wait(cmd: list[str], cwd: Path, limits: SandboxLimits) -> _Exit:
 
 
 def _read_result(path: Path, limits: SandboxLimits) -> tuple[Result | None, str]:
-    """The result file, parsed; or None and why not."""
+    """The result file, parsed; or None and why not (the why in the second
+    place, else the file's sha256)."""
     if not path.is_file():
         return None, "routesim exited 0 but wrote no result file"
     size = path.stat().st_size
     if size > limits.result_cap_bytes:
         return None, f"the result file is {size} bytes, over the cap"
+    data = path.read_bytes()
     try:
-        return Result.model_validate_json(path.read_bytes()), ""
+        return Result.model_validate_json(data), hashlib.sha256(data).hexdigest()
     except ValidationError as exc:
-        return None, f"the result file is not a valid routesim-result/1: {exc}"
+        return None, clip_block(f"the result file is not a valid routesim-result/1: {exc}", 2000)
 
 
 def classify(
@@ -335,7 +338,7 @@ def run_binary(
         if ex.code == 0 and not ex.timed_out:
             result, why = _read_result(out, limits)
             if result is not None:
-                return RunOutcome(status=RunStatus.OK, result=result, **common)
+                return RunOutcome(status=RunStatus.OK, result=result, result_sha256=why, **common)
             return RunOutcome(status=RunStatus.BAD_OUTPUT, feedback=why, **common)
         status, feedback = classify(ex, name, limits, source)
         return RunOutcome(status=status, feedback=feedback, **common)

@@ -61,7 +61,27 @@ const (
 	RuleReserved  = "reserved"
 	RuleContract  = "contract"
 	RuleForeign   = "foreign"
+	RuleNondeterm = "nondeterministic"
 )
+
+// unreproducible lists, per package, the functions whose results differ from
+// run to run: the wall clock and its timers, and the global random sources.
+// A router must give the same result every time it meets the same scenario,
+// or its score says nothing (it is also run twice and compared). nil means
+// every package-level name but those in seededRand.
+var unreproducible = map[string]map[string]bool{
+	"time": {"Now": true, "Since": true, "Until": true, "Sleep": true, "Tick": true,
+		"After": true, "AfterFunc": true, "NewTimer": true, "NewTicker": true},
+	"math/rand":    nil,
+	"math/rand/v2": nil,
+}
+
+// seededRand are the names of math/rand and math/rand/v2 a router may use:
+// generators it seeds itself, and their types.
+var seededRand = map[string]bool{
+	"New": true, "NewSource": true, "NewZipf": true, "NewPCG": true, "NewChaCha8": true,
+	"Rand": true, "Source": true, "Source64": true, "Zipf": true, "PCG": true, "ChaCha8": true,
+}
 
 // Policy is the allow-list file shared with the Python side.
 type Policy struct {
@@ -224,6 +244,7 @@ func Check(src []byte, policy *Policy, foreign map[string]bool) []Finding {
 	c.checkDirectives(f)
 	c.checkDecls(f)
 	c.checkForeign(f, foreign)
+	c.checkReproducible(f)
 	return c.sorted()
 }
 
@@ -380,6 +401,58 @@ func (c *checker) checkDecls(f *ast.File) {
 				"source route.Vertex, localBalances map[uint64]lnwire.MilliSatoshi, "+
 				"spec *routing.SimPaymentSpec) (routing.SimRouter, error)")
 	}
+}
+
+// checkReproducible refuses selectors of the wall clock and of the global
+// random sources, through whatever name the file imports them under.
+func (c *checker) checkReproducible(f *ast.File) {
+	local := map[string]string{} // local package name -> import path
+	for _, imp := range f.Imports {
+		path, err := strconv.Unquote(imp.Path.Value)
+		if _, watched := unreproducible[path]; err != nil || !watched {
+			continue
+		}
+		name := pathBase(path)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		local[name] = path
+	}
+	if len(local) == 0 {
+		return
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok || pkg.Obj != nil { // a local variable, not the package
+			return true
+		}
+		path, ok := local[pkg.Name]
+		if !ok {
+			return true
+		}
+		denied := unreproducible[path]
+		if (denied == nil && !seededRand[sel.Sel.Name]) || denied[sel.Sel.Name] {
+			c.add(RuleNondeterm, c.at(sel.Pos()), fmt.Sprintf("%s.%s differs from run to run; "+
+				"a router must be reproducible (use the view's Now() for time, and "+
+				"rand.New with a fixed seed for randomness)", path, sel.Sel.Name))
+		}
+		return true
+	})
+}
+
+// pathBase is the default package name of an import path ("math/rand/v2"
+// is package rand).
+func pathBase(path string) string {
+	parts := strings.Split(path, "/")
+	last := parts[len(parts)-1]
+	if len(parts) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		return parts[len(parts)-2]
+	}
+	return last
 }
 
 // checkForeign refuses every identifier token, but the package clause's,

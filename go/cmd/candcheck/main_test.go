@@ -92,6 +92,14 @@ func TestCheck(t *testing.T) {
 		// refused (the harness's names are few and distinctive).
 		{"a field spelled like a harness name", header + imports + contract +
 			"\ntype t struct{ harnessRun int }\n", RuleForeign, 15, "harnessRun belongs"},
+		{"wall clock", header + "import \"time\"\n" + imports + contract + "\nvar t0 = time.Now()\n", RuleNondeterm, 16, "time.Now"},
+		{"renamed wall clock", header + "import clock \"time\"\n" + imports + contract + "\nfunc f() { clock.Sleep(1) }\n", RuleNondeterm, 16, "time.Sleep"},
+		{"global rand", header + "import \"math/rand\"\n" + imports + contract + "\nfunc f() int { return rand.Intn(3) }\n", RuleNondeterm, 16, "math/rand.Intn"},
+		{"global rand v2", header + "import \"math/rand/v2\"\n" + imports + contract + "\nvar f = rand.IntN\n", RuleNondeterm, 16, "math/rand/v2.IntN"},
+		{"seeded rand and durations are fine", header + "import (\n\t\"math/rand/v2\"\n\t\"time\"\n)\n" + imports + contract +
+			"\nvar r = rand.New(rand.NewPCG(1, 2))\nvar d = 3 * time.Second\nfunc g(t time.Time) time.Time { return t.Add(d) }\n", "", 0, ""},
+		{"a local variable named like the package", header + "import \"time\"\n" + imports + contract +
+			"\ntype clk struct{}\nfunc (clk) Now() int { return 1 }\nfunc g() time.Duration { time := clk{}; _ = time.Now(); return 0 }\n", "", 0, ""},
 		{"package-level initialiser is allowed", header + "import \"math/rand\"\n" + imports + contract +
 			"\nvar rng = rand.New(rand.NewSource(1))\nvar _ = func() int { return 1 }()\n", "", 0, ""},
 	}

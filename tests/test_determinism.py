@@ -1,0 +1,68 @@
+"""A router whose two runs on one scenario differ is caught and scored 0
+everywhere; a deterministic one runs twice once, then once per scenario."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from routesim_evolve.corpus.load import load_split
+from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.simulate.runner import run_candidate
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
+
+# The seed, made to depend on map iteration order: it walks a map of its
+# candidate shard sizes and keeps the first one met.
+MAP_ORDER = SEED.replace(
+    "func (r *seedRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) "
+    "(*route.Route, error) {",
+    "func (r *seedRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) "
+    "(*route.Route, error) {\n"
+    "\tfor k := range map[lnwire.MilliSatoshi]bool{amt: true, amt / 2: true, amt / 3: true, "
+    "amt / 4: true, amt / 5: true, amt / 6: true, amt / 7: true, amt / 8: true} {\n"
+    "\t\tamt = max(k, 1)\n\t\tbreak\n\t}",
+    1,
+)
+
+
+class Counting:
+    def __init__(self) -> None:
+        self.runs = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, source: str, path: Path):
+        with self._lock:
+            self.runs += 1
+        return run_candidate(source, path, timeout=60)
+
+
+def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_path: Path):
+    assert MAP_ORDER != SEED
+    examples = [e for s in ("train", "val", "test")
+                for e in examples_of(s, load_split(tiny_corpus, s))]
+    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals")
+    evals = [evaluator.evaluate(MAP_ORDER, e) for e in examples]
+    caught = [ev for ev in evals if ev.status == "nondeterministic"]
+    assert caught, "map iteration order went unnoticed on every scenario"
+    assert all(ev.score == 0 for ev in caught)
+    assert "iterating over a map" in caught[0].feedback and "first differs" in caught[0].feedback
+    # Once caught, every later scenario of the candidate scores 0 too.
+    first = evals.index(caught[0])
+    assert all(ev.status == "nondeterministic" for ev in evals[first:])
+
+
+def test_a_deterministic_router_runs_twice_once(tiny_corpus: Path, tmp_path: Path):
+    val = examples_of("val", load_split(tiny_corpus, "val"))
+    runner = Counting()
+    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner)
+    evals = evaluator.evaluate_many(SEED, val, workers=2)
+    assert all(ev.status == "ok" for ev in evals)
+    assert runner.runs == len(val) + 1
+    # The verdict is kept with the cache: a new evaluator does not re-judge.
+    again = Counting()
+    other = examples_of("train", load_split(tiny_corpus, "train"))[0]
+    Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=again).evaluate(SEED, other)
+    assert again.runs == 1
