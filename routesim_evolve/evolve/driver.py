@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from routesim_evolve.corpus.load import load_manifest, load_split
 from routesim_evolve.evolve.budget import EvalBudget
+from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import load_seed
@@ -116,10 +117,14 @@ def evolve(
                                   spent=evaluator.recorded_runs)
     runlog = RunLog(run_dir, budget=budget, status=lambda: f"proposer {dispatcher.current.name}",
                     stream=None)
+    search = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher)
+    if search.restore():
+        say(f"resuming {run_dir}: the search goes on from its last saved iteration")
     config = GEPAConfig(
         engine=EngineConfig(
             run_dir=str(run_dir / "gepa"),
             seed=settings.seed,
+            candidate_selection_strategy=search.selector,
             # The budget is ours (see budget.py): GEPA's own overruns.
             max_metric_calls=None,
             max_candidate_proposals=settings.max_proposals,
@@ -139,9 +144,10 @@ def evolve(
             reflection_lm=None,
             custom_candidate_proposer=dispatcher,
             reflection_minibatch_size=minibatch,
+            batch_sampler=search.sampler,
         ),
         tracking=TrackingConfig(logger=_NullLogger()),
-        callbacks=[dispatcher, runlog],
+        callbacks=[dispatcher, runlog, search],
         stop_callbacks=[budget, lambda state: dispatcher.exhausted() is not None],
     )
     say(f"evolving from {seed.origin} with {', '.join(p.name for p in proposers)}: "

@@ -98,6 +98,25 @@ class RotatingProposer:
             self.skipped += 1
         return out
 
+    def snapshot(self) -> dict[str, Any]:
+        """The dispatcher's and every proposer's state (see resume.py)."""
+        return {
+            "index": self.index, "best_val": self.best_val, "calls_at_best": self.calls_at_best,
+            "rotations": list(self.rotations), "skipped": self.skipped,
+            "unchanged": self.unchanged, "seen": sorted(self._seen),
+            "proposers": [p.snapshot() for p in self.proposers],
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        if len(snapshot["proposers"]) != len(self.proposers):
+            raise ValueError("the run's proposers changed since it was saved")
+        self.index, self.best_val = snapshot["index"], snapshot["best_val"]
+        self.calls_at_best, self.rotations = snapshot["calls_at_best"], snapshot["rotations"]
+        self.skipped, self.unchanged = snapshot["skipped"], snapshot["unchanged"]
+        self._seen = set(snapshot["seen"])
+        for proposer, snap in zip(self.proposers, snapshot["proposers"], strict=True):
+            proposer.restore(snap)
+
     def _leave_exhausted(self) -> None:
         """Rotate away from a proposer with nothing left, if another has."""
         for _ in range(len(self.proposers)):

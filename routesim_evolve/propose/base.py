@@ -24,6 +24,14 @@ class Proposer:
         while it has. A run whose proposers are all exhausted stops."""
         return None
 
+    def snapshot(self) -> dict[str, Any]:
+        """What this proposer has learned, as plain picklable data, so that a
+        resumed run goes on where it stopped."""
+        return {}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Take back a snapshot."""
+
     def on_unchanged(self, note: str) -> None:
         """Its last proposal was not evaluated: it repeated its parent or a
         candidate already evaluated (`note` says which)."""

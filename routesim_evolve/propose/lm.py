@@ -31,3 +31,9 @@ class LMProposer(Proposer):
 
     def on_unchanged(self, note: str) -> None:
         self._note = note
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"note": self._note}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self._note = snapshot["note"]

@@ -122,6 +122,23 @@ class OfflineProposer(Proposer):
     def on_unchanged(self, note: str) -> None:
         self._last = None  # never evaluated: nothing to learn from it
 
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "rng": self._rng.getstate(),
+            "memory": {k: m.model_dump() for k, m in self._memory.items()},
+            "last": None if self._last is None else (self._last[0], self._last[1].model_dump()),
+            "proposed": sorted(self._proposed),
+            "stuck": self._stuck,
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self._rng.setstate(snapshot["rng"])
+        self._memory = {k: KnobMemory(**m) for k, m in snapshot["memory"].items()}
+        last = snapshot["last"]
+        self._last = None if last is None else (last[0], Move(**last[1]))
+        self._proposed = set(snapshot["proposed"])
+        self._stuck = snapshot["stuck"]
+
     def outcome(self, *, accepted: bool, inert: bool = False) -> None:
         """Learn from the last proposal: accepted moves are pushed further the
         same way, rejected ones shrink and turn around, and inert ones (no
