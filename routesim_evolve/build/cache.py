@@ -292,8 +292,8 @@ class BinaryCache:
         candidates' Go build cache, so that it holds every dependency."""
         if self._warm:
             return
-        with file_lock(self.root / "locks" / "candidate-go-cache.lock"):
-            go_cache = candidate_go_cache(self.root)
+        go_cache = candidate_go_cache()
+        with file_lock(go_cache.parent / "locks" / "candidate-go-cache.lock"):
             if _tree_bytes(go_cache) > self.limits.go_cache_bytes:
                 log.info("candidate Go build cache over its bound: emptying it")
                 shutil.rmtree(go_cache, ignore_errors=True)
@@ -308,7 +308,7 @@ class BinaryCache:
     def _env(self, *, candidate: bool) -> dict[str, str]:
         env = build_env()
         if candidate:
-            env["GOCACHE"] = str(candidate_go_cache(self.root))
+            env["GOCACHE"] = str(candidate_go_cache())
         return env
 
     def _scratch_root(self) -> Path:
@@ -442,9 +442,11 @@ def _limit_hit(proc: _GoRun) -> str | None:
     return None
 
 
-def candidate_go_cache(root: Path | None = None) -> Path:
-    """The Go build cache of candidate builds, apart from the user's."""
-    return (root or cache_root()) / "go-build-candidates"
+def candidate_go_cache() -> Path:
+    """The Go build cache of candidate builds, apart from the user's: one
+    per machine (Go's cache is content-addressed, so every binary cache may
+    share it)."""
+    return cache_root() / "go-build-candidates"
 
 
 def _tree_bytes(root: Path) -> int:

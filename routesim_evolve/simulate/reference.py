@@ -11,6 +11,7 @@ never pays for lnd twice on one scenario.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import subprocess
 from pathlib import Path
@@ -32,6 +33,9 @@ REFERENCE_LIMITS = SandboxLimits(timeout_s=1800.0, memory_bytes=4 * GIB)
 
 #: Bumped when the cached entry's meaning changes.
 _ENTRY_VERSION = b"reference-result/1"
+
+
+log = logging.getLogger(__name__)
 
 
 class ReferenceRunError(RuntimeError):
@@ -102,17 +106,30 @@ class ReferenceCache:
         module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
         key = reference_key(scenario, router, module_hash + ",".join(self.tags))
         path = self.root / key[:2] / f"{key}.json"
-        if path.is_file():
-            return Result.model_validate_json(path.read_bytes())
+        if (known := _read_cached(path)) is not None:
+            return known
         with file_lock(self.root / "locks" / f"{key}.lock"):
-            if path.is_file():
-                return Result.model_validate_json(path.read_bytes())
+            if (known := _read_cached(path)) is not None:
+                return known
             self.runs += 1
             outcome = run_binary(self.binary(), scenario, router=router, limits=self.limits)
             if not outcome.ok or outcome.result is None:
                 raise ReferenceRunError(outcome)
             atomic_write(path, outcome.result.model_dump_json().encode())
             return outcome.result
+
+
+def _read_cached(path: Path) -> Result | None:
+    """A cached result, or None when absent or damaged (then removed, to be
+    run again: a damaged entry is never trusted)."""
+    try:
+        return Result.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        log.warning("reference result %s is damaged: running it again", path)
+        path.unlink(missing_ok=True)
+        return None
 
 
 def available_routers(binary: Path) -> tuple[str, ...]:

@@ -1,0 +1,46 @@
+"""A half-written or corrupted cache entry (evaluation, binary, reference
+result) is detected and rebuilt, never trusted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from routesim_evolve.build.cache import BinaryCache
+from routesim_evolve.corpus.load import load_split
+from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.simulate.reference import ReferenceCache
+
+
+def test_a_truncated_evaluation_is_evaluated_again(tiny_corpus: Path, seed_source: str,
+                                                   tmp_path: Path):
+    example = examples_of("val", load_split(tiny_corpus, "val"))[0]
+    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path)
+    first = evaluator.evaluate(seed_source, example)
+    [entry] = list(tmp_path.glob("*/*.json"))
+    entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+    again = Evaluator(LndReferences(), cache_dir=tmp_path).evaluate(seed_source, example)
+    assert again == first
+    assert entry.read_bytes() == again.model_dump_json().encode()
+
+
+def test_a_corrupted_binary_is_rebuilt(seed_source: str, tmp_path: Path):
+    cache = BinaryCache(root=tmp_path)
+    source = seed_source + "\nconst damagedCacheMarker = 1\n"
+    built = cache.build(source)
+    assert built.ok and built.binary is not None
+    built.binary.write_bytes(b"\x7fELF not really")
+    rebuilt = BinaryCache(root=tmp_path).build(source)
+    assert rebuilt.ok and rebuilt.compiled
+    assert rebuilt.binary is not None and rebuilt.binary.stat().st_size > 1_000_000
+
+
+def test_a_damaged_reference_result_is_run_again(tiny_corpus: Path, tmp_path: Path):
+    example = examples_of("val", load_split(tiny_corpus, "val"))[0]
+    refs = ReferenceCache(root=tmp_path)
+    first = refs.result(example.path, "lnd-apriori")
+    [entry] = list((tmp_path / "reference").glob("*/*.json"))
+    entry.write_text("{ not json")
+    again = ReferenceCache(root=tmp_path)
+    assert again.result(example.path, "lnd-apriori") == first
+    assert again.runs == 1
