@@ -25,6 +25,7 @@ from routesim_evolve.report.heldout import (
     compare_routers,
     examples_of,
     render_pairs,
+    render_sanity,
     render_scenarios,
     render_table,
 )
@@ -178,6 +179,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
     click.echo("\n## Per scenario: score (success)\n\n" + render_scenarios(comparison))
     click.echo("\n## Per arena\n\n" + render_table(comparison))
+    click.echo("\n" + render_sanity(comparison))
     if with_pairs:
         click.echo("\n## Paired comparisons (per scenario)\n\n" + render_pairs(comparison))
     if json_out is not None:

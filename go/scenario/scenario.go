@@ -34,6 +34,12 @@ type Scenario struct {
 	StartTime   time.Time         `json:"start_time"`
 	Liquidity   Liquidity         `json:"liquidity"`
 	Local       map[string]uint64 `json:"local_balances_msat,omitempty"`
+
+	// SenderPolicies are the sender's own outgoing policies, by channel,
+	// where the graph announces none (or a disabled one): a real node always
+	// knows its own policies, and lnd's pathfinding needs them to use its
+	// channels. Every router sees them in the gossip view.
+	SenderPolicies map[string]Policy `json:"sender_policies,omitempty"`
 	Gossip      Gossip            `json:"gossip"`
 	Clock       Clock             `json:"clock"`
 	Traffic     Traffic           `json:"traffic"`

@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/hex"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -236,7 +237,55 @@ func (sc *Scenario) validateSource() error {
 				"%d msat exceeds the capacity %d sat", bal, capSat)}
 		}
 	}
+	return sc.validateSenderPolicies(local)
+}
+
+// validateSenderPolicies checks that every channel of the sender has a
+// usable outgoing policy, from the graph or from sender_policies, and that
+// sender_policies names only the sender's channels, with enabled policies.
+func (sc *Scenario) validateSenderPolicies(local map[string]int64) error {
+	for _, scid := range sortedKeys(sc.SenderPolicies) {
+		p := sc.SenderPolicies[scid]
+		field := fmt.Sprintf("sender_policies[%q]", scid)
+		capSat, ok := local[scid]
+		switch {
+		case !ok:
+			return &FieldError{sc.Path, field, "not a channel of the source"}
+		case p.Disabled:
+			return &FieldError{sc.Path, field + ".disabled", "the sender's own policy must be enabled"}
+		case p.HtlcMaxMsat != nil && *p.HtlcMaxMsat > uint64(capSat)*1000:
+			return &FieldError{sc.Path, field + ".htlc_max_msat", fmt.Sprintf(
+				"%d msat exceeds the capacity %d sat", *p.HtlcMaxMsat, capSat)}
+		case p.HtlcMaxMsat != nil && *p.HtlcMaxMsat < p.HtlcMinMsat:
+			return &FieldError{sc.Path, field + ".htlc_max_msat", fmt.Sprintf(
+				"%d is below htlc_min_msat %d", *p.HtlcMaxMsat, p.HtlcMinMsat)}
+		}
+	}
+	for _, c := range sc.Graph.Channels {
+		own := c.Policy1
+		if c.Node2 == sc.Source {
+			own = c.Policy2
+		} else if c.Node1 != sc.Source {
+			continue
+		}
+		if _, set := sc.SenderPolicies[c.SCID]; !set && (own == nil || own.Disabled) {
+			return &FieldError{sc.Path, fmt.Sprintf("sender_policies[%q]", c.SCID),
+				"the sender's channel has no enabled policy in the graph, so the scenario must " +
+					"give one (the generator writes lnd's defaults)"}
+		}
+	}
 	return nil
+}
+
+// sortedKeys returns m's keys in order, so that the first problem reported
+// is the same on every run.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func (sc *Scenario) validatePayments() error {

@@ -39,6 +39,7 @@ func NewWorld(sc *scenario.Scenario) (*World, error) {
 	w.drawBalances()
 	w.setLocalBalances()
 	w.drawStaleGossip()
+	w.applySenderPolicies()
 	w.traffic = newTrafficStream(sc, net, w.source)
 	return w, nil
 }
@@ -116,6 +117,20 @@ func (w *World) drawStaleGossip() {
 				p.TimeLockDelta += g.StaleCltvAdd
 			}
 		}
+	}
+}
+
+// applySenderPolicies makes the scenario's sender_policies the sender's
+// announced and actual policies: exact, never stale (a node knows its own).
+func (w *World) applySenderPolicies() {
+	for scid, p := range w.sc.SenderPolicies {
+		id, _ := scenario.ParseSCID(scid)
+		c := &w.net.channels[w.net.chanIndex[id]]
+		d := c.direction(w.source)
+		pol := p
+		c.announced[d] = policyOf(c.id, d == 0, &pol, c.capacity)
+		actual := *c.announced[d]
+		c.actual[d] = &actual
 	}
 }
 

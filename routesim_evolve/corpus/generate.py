@@ -53,6 +53,7 @@ from routesim_evolve.corpus.schema import (
     Liquidity,
     Payment,
     PaymentDefaults,
+    Policy,
     Scenario,
     Split,
     Traffic,
@@ -68,7 +69,7 @@ from routesim_evolve.corpus.settings import (
 from routesim_evolve.corpus.topology import synthetic_graph
 
 # Bump whenever the same settings would give different files.
-GENERATOR_VERSION: Final = "1"
+GENERATOR_VERSION: Final = "2"
 GENERATOR_MODULE: Final = __name__
 
 
@@ -196,6 +197,26 @@ def draw_local_balances(
     }
 
 
+#: The sender's own policy where the graph announces none or a disabled one:
+#: lnd's defaults (1,000 msat base, 1 ppm, cltv delta 80, 1,000 msat
+#: minimum HTLC), the maximum HTLC left to the capacity. A real node always
+#: knows its own policies; without one lnd's pathfinding cannot use the
+#: channel at all, while a candidate could.
+DEFAULT_SENDER_POLICY = Policy(fee_base_msat=1000, fee_rate_ppm=1, cltv_delta=80,
+                               htlc_min_msat=1000)
+
+
+def sender_policies(graph: Graph, sender: str) -> dict[str, Policy]:
+    """The defaults for the sender's channels without an enabled policy."""
+    missing = {}
+    for c in graph.channels:
+        if sender in (c.node1, c.node2):
+            own = c.policy_from(sender)
+            if own is None or own.disabled:
+                missing[c.scid] = DEFAULT_SENDER_POLICY
+    return missing
+
+
 # ---------------------------------------------------------------------------
 # Scenarios
 
@@ -249,6 +270,7 @@ def build_scenario(
             bimodal_scale_sat=arena.bimodal_scale_sat, uniform_share=arena.uniform_share
         ),
         local_balances_msat=draw_local_balances(rng, built.graph, sender, arena),
+        sender_policies=sender_policies(built.graph, sender),
         gossip=Gossip(
             stale_share=arena.stale_share,
             stale_fee_rate_factor=arena.stale_fee_rate_factor,

@@ -389,6 +389,11 @@ class Scenario(_Strict):
     start_time: Rfc3339Time
     liquidity: Liquidity
     local_balances_msat: dict[str, Uint64] = Field(default_factory=dict)
+    sender_policies: dict[str, Policy] = Field(
+        default_factory=dict,
+        description="the sender's own outgoing policy per channel where the graph has none "
+        "or a disabled one",
+    )
     gossip: Gossip = Field(default_factory=Gossip)
     clock: Clock = Field(default_factory=Clock)
     traffic: Traffic = Field(default_factory=Traffic)
@@ -465,6 +470,35 @@ def _check_scenario_alone(sc: Scenario) -> None:
             raise rule_error("must not be negative", f"payments[{i}].max_attempts")
 
 
+def _check_sender_policies(sc: Scenario, graph: Graph, own_capacity: dict[str, int]) -> None:
+    """Every channel of the sender has an enabled outgoing policy: the
+    graph's, or one of sender_policies, which names only its channels."""
+    for scid in sorted(sc.sender_policies):
+        policy = sc.sender_policies[scid]
+        field = f"sender_policies[{quote(scid)}]"
+        if scid not in own_capacity:
+            raise rule_error("not a channel of the source", field)
+        if policy.disabled:
+            raise rule_error("the sender's own policy must be enabled", field + ".disabled")
+        top = policy.htlc_max_msat
+        if top is not None and top > own_capacity[scid] * 1000:
+            raise rule_error(f"{top} msat exceeds the capacity {own_capacity[scid]} sat",
+                             field + ".htlc_max_msat")
+        if top is not None and top < policy.htlc_min_msat:
+            raise rule_error(f"{top} is below htlc_min_msat {policy.htlc_min_msat}",
+                             field + ".htlc_max_msat")
+    for c in graph.channels:
+        if sc.source not in (c.node1, c.node2) or c.scid in sc.sender_policies:
+            continue
+        own = c.policy_from(sc.source)
+        if own is None or own.disabled:
+            raise rule_error(
+                "the sender's channel has no enabled policy in the graph, so the scenario must "
+                "give one (the generator writes lnd's defaults)",
+                f"sender_policies[{quote(c.scid)}]",
+            )
+
+
 def _check_scenario_against_graph(sc: Scenario, graph: Graph, graph_path: str) -> None:
     """The rules that need the graph: the source, its balances, the targets."""
     own_capacity = {
@@ -480,6 +514,7 @@ def _check_scenario_against_graph(sc: Scenario, graph: Graph, graph_path: str) -
             raise rule_error(
                 f"{balance} msat exceeds the capacity {own_capacity[scid]} sat", field
             )
+    _check_sender_policies(sc, graph, own_capacity)
     known = {n.id for n in graph.nodes}
     for i, payment in enumerate(sc.payments):
         if payment.target not in known:

@@ -17,7 +17,7 @@ from routesim_evolve.propose.factory import build_proposers
 from routesim_evolve.reflect.factory import BackendUnavailable
 from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack, read_lessons
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
-from routesim_evolve.report.heldout import render_pairs, render_table
+from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
 
 
 def run_evolution(
@@ -54,6 +54,7 @@ def run_evolution(
     click.echo(f"Val score: {summary.best_val:.4f} (seed {summary.seed_val:.4f})")
     click.echo("\nHeld-out test (best vs seed vs lnd-apriori vs lnd-bimodal):\n")
     click.echo(render_table(summary.test))
+    click.echo("\n" + render_sanity(summary.test))
     click.echo("\n" + render_pairs(summary.test))
     click.echo(f"\nReport: {summary.run_dir / 'report.md'}")
 

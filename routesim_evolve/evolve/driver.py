@@ -36,6 +36,7 @@ from routesim_evolve.report.heldout import (
     compare_routers,
     examples_of,
     render_pairs,
+    render_sanity,
     render_table,
 )
 from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner, ScenarioExample
@@ -220,6 +221,7 @@ def render_report(summary: RunSummary) -> str:
         *summary.notes,
         "## Held-out test: per arena",
         render_table(summary.test),
+        render_sanity(summary.test),
         "## Held-out test: paired comparisons (per scenario)",
         render_pairs(summary.test),
     ])

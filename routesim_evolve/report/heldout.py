@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
@@ -28,6 +28,7 @@ from routesim_evolve.score.evaluator import (
     ScenarioExample,
 )
 from routesim_evolve.simulate.result import Result
+from routesim_evolve.textclip import clip_line
 
 # Reseeded copies differ from the original by this stride in the seed.
 RESEED_STRIDE = 1_000_003
@@ -44,6 +45,9 @@ class RouterScore(BaseModel):
     success: float
     attempts_per_payment: float
     fee_ppm: float
+    #: Payments delivered, and why the others failed (the commonest reason).
+    delivered: int = 0
+    reason: str = ""
 
 
 class Comparison(BaseModel):
@@ -127,7 +131,53 @@ def _row(
         success=axes.success,
         attempts_per_payment=res.totals.attempts_per_payment if res else 0.0,
         fee_ppm=res.totals.fee_ppm if res else 0.0,
+        delivered=res.totals.succeeded if res else 0,
+        reason=failure_reason(res) if res else status,
     )
+
+
+def failure_reason(res: Result) -> str:
+    """Why a router's failed payments failed: the commonest reason, with an
+    example of the error it came with."""
+    failed = [p for p in res.payments if not p.success]
+    if not failed:
+        return ""
+    reasons = Counter(p.failure_reason or "unknown" for p in failed)
+    reason, count = reasons.most_common(1)[0]
+    error = next((p.error for p in failed if p.failure_reason == reason and p.error), None)
+    return f"{count}/{len(res.payments)} failed: {reason}" + (f" ({clip_line(error, 120)})"
+                                                             if error else "")
+
+
+def sanity_flags(comparison: Comparison) -> list[str]:
+    """Scenarios where one router delivers nothing while another delivers
+    something: a comparison there is suspect (an unfair world, a broken
+    reference) until explained. Each flag names every router's reason."""
+    by_scenario: dict[str, list[RouterScore]] = defaultdict(list)
+    for s in comparison.scores:
+        by_scenario[s.scenario].append(s)
+    flags = []
+    for scenario in sorted(by_scenario):
+        rows = by_scenario[scenario]
+        if any(r.delivered == 0 for r in rows) and any(r.delivered > 0 for r in rows):
+            said = "; ".join(
+                f"{r.router} delivered {r.delivered}" + (f" ({r.reason})" if r.reason else "")
+                for r in rows
+            )
+            flags.append(f"{scenario}: {said}")
+    return flags
+
+
+def render_sanity(comparison: Comparison) -> str:
+    """The sanity check as Markdown: a line saying all is well, or the flags."""
+    flags = sanity_flags(comparison)
+    if not flags:
+        return "Sanity check: no scenario where one router delivers nothing and another something."
+    return "\n".join([
+        f"**Sanity check: {len(flags)} scenario(s) where a router delivered nothing while "
+        "another delivered something** (check that every router sees the same world):",
+        *(f"- {f}" for f in flags),
+    ])
 
 
 def _pairs(
