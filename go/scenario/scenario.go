@@ -40,13 +40,13 @@ type Scenario struct {
 	// knows its own policies, and lnd's pathfinding needs them to use its
 	// channels. Every router sees them in the gossip view.
 	SenderPolicies map[string]Policy `json:"sender_policies,omitempty"`
-	Gossip      Gossip            `json:"gossip"`
-	Clock       Clock             `json:"clock"`
-	Traffic     Traffic           `json:"traffic"`
-	AtomicMPP   bool              `json:"atomic_mpp"`
-	Attribution Attribution       `json:"attribution"`
-	Defaults    PaymentDefaults   `json:"defaults"`
-	Payments    []Payment         `json:"payments"`
+	Gossip         Gossip            `json:"gossip"`
+	Clock          Clock             `json:"clock"`
+	Traffic        Traffic           `json:"traffic"`
+	AtomicMPP      bool              `json:"atomic_mpp"`
+	Attribution    Attribution       `json:"attribution"`
+	Defaults       PaymentDefaults   `json:"defaults"`
+	Payments       []Payment         `json:"payments"`
 
 	// Graph is the graph GraphFile names, loaded by Load. GraphFile is a
 	// path relative to the scenario file, so that one graph serves many
