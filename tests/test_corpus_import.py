@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from routesim_evolve.corpus.generate import generate_corpus, graph_json
+from routesim_evolve.corpus.graphtools import Reach
 from routesim_evolve.corpus.importers import (
     DumpFormatError,
     as_int,
@@ -177,3 +178,40 @@ def test_corpus_from_the_real_graph(tmp_path: Path) -> None:
     assert manifest.graphs[0].stats.nodes > 8000
     corpus = load_corpus(tmp_path)
     assert [s.arena for s in corpus.splits["train"]] == ["attribution", "base"]
+
+
+def write_pruned_dump(dump: Path, out: Path, share: float = 1 / 3, seed: int = 5) -> Path:
+    """The real dump with `share` of its directions' policies removed, as a
+    current snapshot has them (a third of directions without a policy)."""
+    import gzip
+    import json
+    import random
+
+    rng = random.Random(seed)
+    data = json.loads(gzip.decompress(dump.read_bytes()))
+    data["channels"] = [c for c in data["channels"] if rng.random() >= share]
+    out.write_text(json.dumps(data))
+    return out
+
+
+@pytest.mark.realdata
+def test_corpus_from_a_real_graph_with_a_third_of_policies_gone(tmp_path: Path) -> None:
+    """The reach threshold follows what the graph allows: with a third of
+    its directions' policies removed, senders are still found, every target
+    is reachable, and every sender's own channels carry a policy."""
+    dump = write_pruned_dump(_real_dump_or_skip(), tmp_path / "pruned.json")
+    arenas = default_arenas()
+    settings = GeneratorSettings(
+        seed=5,
+        graphs=[ImportedGraphSpec(file=str(dump))],
+        split_sizes={"train": 4, "val": 0, "test": 0},
+        arenas={"base": arenas["base"]},
+    )
+    generate_corpus(settings, tmp_path / "corpus")
+    corpus = load_corpus(tmp_path / "corpus")  # validates sender_policies, too
+    assert len(corpus.splits["train"]) == 4
+    for loaded in corpus.splits["train"]:
+        reach = Reach(loaded.graph)
+        reached = reach.from_sender(loaded.scenario.source)
+        assert len(reached) >= 0.5 * len(reach.core_reach)
+        assert all(p.target in reached for p in loaded.scenario.payments)

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.corpus.graphtools import degrees, graph_stats, reachable_from
+from routesim_evolve.corpus.graphtools import Reach, degrees, graph_stats
 from routesim_evolve.corpus.importers import import_graph_file
 from routesim_evolve.corpus.load import GRAPHS_DIR
 from routesim_evolve.corpus.manifest import (
@@ -151,20 +151,30 @@ def sender_candidates(graph: Graph, settings: SenderSettings) -> list[str]:
 
 
 def choose_sender(
-    rng: random.Random, graph: Graph, settings: SenderSettings
+    rng: random.Random, graph: Graph, reach: Reach, settings: SenderSettings
 ) -> tuple[str, list[str]]:
-    """A sender that reaches enough of the graph, and the nodes it reaches (sorted)."""
+    """A sender that reaches enough of what the graph allows, and the nodes
+    it reaches (sorted). Enough is `min_reachable_share` of the nodes the
+    graph's core (its largest strongly connected component along enabled
+    directions) can reach: a share of the whole graph would ask for more
+    than real snapshots allow, where many directions carry no policy."""
     candidates = sender_candidates(graph, settings)
     rng.shuffle(candidates)
-    needed = settings.min_reachable_share * (len(graph.nodes) - 1)
+    needed = settings.min_reachable_share * len(reach.core_reach)
     for node in candidates:
-        reached = reachable_from(graph, node)
+        if not reach.feeds_core(node):
+            continue
+        reached = reach.from_sender(node)
         if reached and len(reached) >= needed:
             return node, sorted(reached)
     raise GenerationError(
         f"no node with ≥ {settings.min_channels} channels of ≥ {settings.min_capacity_sat} sat "
-        f"outside the top "
-        f"{settings.exclude_top_share:.0%} reaches {settings.min_reachable_share:.0%} of the graph"
+        f"outside the top {settings.exclude_top_share:.0%} hubs reaches "
+        f"{settings.min_reachable_share:.0%} of the {len(reach.core_reach)} nodes the graph's "
+        f"core ({len(reach.core)} nodes paying each other along enabled directions) reaches "
+        f"({len(candidates)} qualified by channels and capacity). Loosen the sender: "
+        "--sender-min-channels, --sender-min-capacity-sat, --sender-exclude-top, or "
+        "sender.min_reachable_share in a --settings file"
     )
 
 
@@ -251,12 +261,15 @@ def plan_scenarios(settings: GeneratorSettings) -> list[ScenarioPlan]:
 
 
 def build_scenario(
-    plan: ScenarioPlan, settings: GeneratorSettings, built: BuiltGraph
+    plan: ScenarioPlan, settings: GeneratorSettings, built: BuiltGraph, reach: Reach | None = None
 ) -> Scenario:
+    """One scenario; `reach` is the graph's Reach, computed once per graph
+    by the caller (here otherwise)."""
+    reach = reach or Reach(built.graph)
     arena = settings.arenas[plan.arena]
     seed = derive_seed(settings.seed, "scenario", plan.split, plan.arena, plan.number)
     rng = random.Random(seed)
-    sender, reachable = choose_sender(rng, built.graph, settings.sender)
+    sender, reachable = choose_sender(rng, built.graph, reach, settings.sender)
     return Scenario(
         format=FORMAT_SCENARIO,
         name=plan.name,
@@ -374,11 +387,12 @@ def generate_corpus(
     out = Path(out_dir)
     _prepare(out, overwrite)
     graphs = [build_graph(spec, i, settings.seed) for i, spec in enumerate(settings.graphs)]
+    reaches = [Reach(built.graph) for built in graphs]
     graph_entries = [_write_graph(out, built) for built in graphs]
     scenarios: dict[Split, list[tuple[ScenarioPlan, Scenario]]] = {s: [] for s in SPLITS}
     for plan in plan_scenarios(settings):
         built = graphs[plan.graph_index]
-        scenario = build_scenario(plan, settings, built)
+        scenario = build_scenario(plan, settings, built, reaches[plan.graph_index])
         _write_scenario(out, plan, scenario, built)
         scenarios[plan.split].append((plan, scenario))
     manifest = Manifest(

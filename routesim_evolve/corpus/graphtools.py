@@ -21,34 +21,101 @@ def degrees(graph: Graph) -> Counter[str]:
     return count
 
 
-def forward_neighbours(graph: Graph, source: str) -> dict[str, list[str]]:
-    """Who can forward to whom: a → b when a announced an enabled policy toward b.
-    The source's own channels count in both directions of its own sending, since
-    the sender needs no announced policy of its own to pay over them."""
-    out: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
-    for c in graph.channels:
-        for node in (c.node1, c.node2):
-            policy = c.policy_from(node)
-            usable = policy is not None and not policy.disabled
-            if usable or node == source:
-                out[node].append(c.peer_of(node))
-    return out
-
-
 def reachable_from(graph: Graph, source: str) -> set[str]:
-    """Nodes a payment from `source` can reach along announced, enabled directions
-    (the source itself excluded)."""
-    neighbours = forward_neighbours(graph, source)
-    seen = {source}
-    queue = deque([source])
+    """Nodes a payment from `source` can reach along announced, enabled
+    directions, over its own channels whatever their policy (the source
+    itself excluded). For many senders of one graph, build one Reach."""
+    return Reach(graph).from_sender(source)
+
+
+class Reach:
+    """Who can pay whom on a graph, computed once: the directed graph of
+    announced, enabled directions, its largest strongly connected component
+    (the core, where every node can pay every other), what the core can
+    reach, and which nodes can reach the core. A sender any of whose peers
+    can reach the core reaches all the core reaches, since it pays over its
+    own channels without a policy of its own."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._forward: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
+        self._backward: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
+        self._peers: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
+        for c in graph.channels:
+            for node in (c.node1, c.node2):
+                peer = c.peer_of(node)
+                self._peers[node].append(peer)
+                policy = c.policy_from(node)
+                if policy is not None and not policy.disabled:
+                    self._forward[node].append(peer)
+                    self._backward[peer].append(node)
+        sccs = strongly_connected(self._forward)
+        self.core: set[str] = max(sccs, key=len) if sccs else set()
+        self.core_reach = _bfs(self.core, self._forward)
+        self._reaches_core = _bfs(self.core, self._backward)
+
+    def feeds_core(self, sender: str) -> bool:
+        """True when the sender has a peer that can reach the core."""
+        return any(p in self._reaches_core for p in self._peers[sender])
+
+    def from_sender(self, sender: str) -> set[str]:
+        """Nodes a payment from `sender` can reach (the sender excluded)."""
+        reached = _bfs(set(self._peers[sender]), self._forward, avoid=sender)
+        reached.discard(sender)
+        return reached
+
+
+def _bfs(start: Iterable[str], adjacency: dict[str, list[str]], avoid: str = "") -> set[str]:
+    """`start` and every node reachable from it, not passing through `avoid`."""
+    seen = set(start)
+    queue = deque(seen)
     while queue:
-        node = queue.popleft()
-        for peer in neighbours[node]:
-            if peer not in seen:
+        for peer in adjacency[queue.popleft()]:
+            if peer not in seen and peer != avoid:
                 seen.add(peer)
                 queue.append(peer)
-    seen.discard(source)
     return seen
+
+
+def strongly_connected(adjacency: dict[str, list[str]]) -> list[set[str]]:
+    """The strongly connected components of a directed graph (Tarjan's
+    algorithm without recursion, so that deep graphs do not overflow)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[set[str]] = []
+    for root in adjacency:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            peers = adjacency[node]
+            if i < len(peers):
+                work.append((node, i + 1))
+                peer = peers[i]
+                if peer not in index:
+                    work.append((peer, 0))
+                elif peer in on_stack:
+                    low[node] = min(low[node], index[peer])
+                continue
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                out.append(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return out
 
 
 def components(node_ids: Iterable[str], channels: Iterable[Channel]) -> list[set[str]]:

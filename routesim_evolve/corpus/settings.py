@@ -147,7 +147,9 @@ class SenderSettings(_Settings):
         default=0.03, ge=0, lt=1, description="share of nodes, by degree, never chosen"
     )
     min_reachable_share: float = Field(
-        default=0.5, ge=0, le=1, description="share of the graph the sender must reach"
+        default=0.5, ge=0, le=1,
+        description="share of the nodes the graph's core reaches that the sender must reach "
+        "(the core: the largest strongly connected component along enabled directions)",
     )
 
 
