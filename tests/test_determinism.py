@@ -54,15 +54,16 @@ def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_p
     assert all(ev.status == "nondeterministic" for ev in evals[first:])
 
 
-def test_a_deterministic_router_runs_twice_once(tiny_corpus: Path, tmp_path: Path):
+def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp_path: Path):
     val = examples_of("val", load_split(tiny_corpus, "val"))
     runner = Counting()
     evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner)
     evals = evaluator.evaluate_many(SEED, val, workers=2)
     assert all(ev.status == "ok" for ev in evals)
-    assert runner.runs == len(val) + 1
+    assert runner.runs == len(val) + len({e.arena for e in val})
     # The verdict is kept with the cache: a new evaluator does not re-judge.
     again = Counting()
-    other = examples_of("train", load_split(tiny_corpus, "train"))[0]
+    other = next(e for e in examples_of("train", load_split(tiny_corpus, "train"))
+                 if e.arena == val[0].arena)
     Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=again).evaluate(SEED, other)
     assert again.runs == 1

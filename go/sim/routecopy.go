@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"maps"
 
-	sphinx "github.com/lightningnetwork/lightning-onion"
 	"github.com/lightningnetwork/lnd/routing/route"
 )
 
-// MaxRouteHops is the longest route a payment may use: the onion has room
-// for this many hops (lnd refuses longer routes the same way).
-const MaxRouteHops = sphinx.NumMaxHops
+// MaxRouteHops is the longest route a payment may use: BOLT 4's 1,300-byte
+// onion holds 20 hops of the classic 65-byte payload. (lnd bounds a route by
+// the size of its payloads, which with TLV payloads comes to about the same;
+// the sphinx package's NumMaxHops, 27, is only what the smallest payloads
+// would allow.) The scorer checks the same limit (score/invariants.py).
+const MaxRouteHops = 20
 
 // takeRoute returns the simulator's own deep copy of a route a router
 // returned, or what makes it unusable. The router keeps its memory and may

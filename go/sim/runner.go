@@ -25,11 +25,18 @@ type Options struct {
 // Run plays every payment of the scenario through routers from factory, one
 // router per payment, and returns the result.
 func Run(sc *scenario.Scenario, factory routing.RouterFactory, opts Options) (*Result, error) {
-	started := time.Now()
 	w, err := NewWorld(sc)
 	if err != nil {
 		return nil, err
 	}
+	return w.Play(factory, opts)
+}
+
+// Play plays every payment of the world's scenario through routers from
+// factory, one router per payment. A world is played once.
+func (w *World) Play(factory routing.RouterFactory, opts Options) (*Result, error) {
+	started := time.Now()
+	sc := w.sc
 	view := &gossipView{w: w}
 	watch := &stopwatch{on: opts.Timing}
 	res := &Result{

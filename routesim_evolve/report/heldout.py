@@ -27,6 +27,7 @@ from routesim_evolve.score.evaluator import (
     LndReferences,
     ScenarioExample,
 )
+from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.textclip import clip_line
 
@@ -93,7 +94,9 @@ def compare_routers(
     revalidate: int = 0,
     on_progress: Callable[[str], None] | None = None,
 ) -> Comparison:
-    """Score candidate sources and lnd's routers on the examples, pairwise."""
+    """Score candidate sources, lnd's routers and the oracle on the examples,
+    pairwise (the oracle is a ceiling: no pair is formed with it)."""
+    references = references.with_oracle()
     with tempfile.TemporaryDirectory(prefix="routesim-reseed-") as tmp:
         pool = reseeded_examples(examples, revalidate, Path(tmp)) if revalidate else list(examples)
         references.precompute(pool, workers=workers, say=on_progress)
@@ -189,7 +192,7 @@ def _pairs(
         table[s.router][s.scenario] = s.score
     pairs = []
     for a, b in combinations(routers, 2):
-        if a not in candidates and b not in candidates:
+        if (a not in candidates and b not in candidates) or ORACLE in (a, b):
             continue
         common = sorted(set(table[a]) & set(table[b]))
         pairs.append(
@@ -204,12 +207,20 @@ def examples_of(split: str, loaded: Sequence[LoadedScenario]) -> list[ScenarioEx
 
 
 def render_table(comparison: Comparison) -> str:
-    """Per-arena and per-scenario tables of every router, as Markdown."""
+    """Per-arena table of every router, as Markdown. For each router that is
+    not a reference, `headroom` is the share of the gap between the better
+    lnd router and the oracle it closes, on the mean score:
+    (router − better lnd) / (oracle − better lnd)."""
     by_router = comparison.by_router()
-    lines = ["| arena | router | scenarios | success | attempts/payment | fee ppm | score |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    lines = ["| arena | router | scenarios | success | attempts/payment | fee ppm | score | "
+             "headroom captured |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     arenas = sorted({s.arena for s in comparison.scores})
     for arena in [*arenas, "all"]:
+        mean_score = {
+            router: _mean([r.score for r in by_router[router] if arena in ("all", r.arena)])
+            for router in comparison.routers
+        }
         for router in comparison.routers:
             rows = [s for s in by_router[router] if arena in ("all", s.arena)]
             if not rows:
@@ -218,9 +229,26 @@ def render_table(comparison: Comparison) -> str:
             lines.append(
                 f"| {arena} | {router} | {n} | {sum(r.success for r in rows) / n:.3f} | "
                 f"{sum(r.attempts_per_payment for r in rows) / n:.2f} | "
-                f"{sum(r.fee_ppm for r in rows) / n:.0f} | {sum(r.score for r in rows) / n:.4f} |"
+                f"{sum(r.fee_ppm for r in rows) / n:.0f} | {mean_score[router]:.4f} | "
+                f"{_headroom(router, mean_score)} |"
             )
     return "\n".join(lines)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _headroom(router: str, mean_score: Mapping[str, float | None]) -> str:
+    """The router's share of the gap between the better lnd and the oracle."""
+    lnd = [s for r in LND_ROUTERS if (s := mean_score.get(r)) is not None]
+    mine, ceiling = mean_score.get(router), mean_score.get(ORACLE)
+    if router in (*LND_ROUTERS, ORACLE) or mine is None or ceiling is None or not lnd:
+        return ""
+    gap = ceiling - max(lnd)
+    if gap <= 1e-9:
+        return "— (no gap)"
+    return f"{100 * (mine - max(lnd)) / gap:+.0f} %"
 
 
 def render_scenarios(comparison: Comparison) -> str:

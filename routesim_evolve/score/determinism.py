@@ -1,5 +1,5 @@
-"""Each new candidate runs twice on the first scenario it meets, and the two
-`--no-timing` result files must be byte-identical.
+"""Each new candidate runs twice on the first scenario it meets in every
+arena, and the two `--no-timing` result files must be byte-identical.
 
 Evolution keeps whatever score a candidate got first: a router whose result
 depends on map iteration order, goroutine scheduling or a select over ready
@@ -8,11 +8,13 @@ wall clock and the global random sources; this catches the rest at run
 time.
 
 The rule (docs/scoring.md): a candidate whose two runs differ scores 0 on
-every scenario, with feedback naming the first payment that differed and the
-likely causes. A second run that ended by a timeout or a harness fault
+every scenario from then on, with feedback naming the first payment that
+differed and the likely causes. Once per arena, since a router may behave
+differently where failures are garbled or liquidity drifts; a sample all the
+same, not a proof. A second run that ended by a timeout or a harness fault
 decides nothing (the machine may be loaded), and the check moves to the
-candidate's next scenario. The verdict is kept beside the candidate's
-evaluations, so a resumed run does not run it again.
+arena's next scenario. The verdicts are kept beside the candidate's
+evaluations, so a resumed run does not run them again.
 """
 
 from __future__ import annotations
@@ -53,6 +55,16 @@ class Verdict(BaseModel):
         )
 
 
+class Verdicts(BaseModel):
+    """A candidate's verdicts, by arena."""
+
+    by_arena: dict[str, Verdict] = {}
+
+    def condemning(self) -> Verdict | None:
+        """The first verdict that found two runs differing, if any."""
+        return next((v for v in self.by_arena.values() if not v.deterministic), None)
+
+
 class DeterminismCheck:
     """The verdicts of one evaluator's candidates, in memory and (with a
     cache dir) on disk as `<cache_dir>/<candidate id>/determinism.verdict`."""
@@ -60,24 +72,26 @@ class DeterminismCheck:
     def __init__(self, cache_dir: Path | None) -> None:
         self._cache_dir = cache_dir
         self._lock = threading.Lock()
-        self._verdicts: dict[str, Verdict] = {}
-        self._pending: dict[str, threading.Event] = {}
+        self._verdicts: dict[str, Verdicts] = {}
+        self._pending: dict[tuple[str, str], threading.Event] = {}
 
     def run(
-        self, candidate_id: str, scenario: str, run: Callable[[], RunOutcome]
+        self, candidate_id: str, arena: str, scenario: str, run: Callable[[], RunOutcome]
     ) -> tuple[RunOutcome, Verdict | None]:
-        """Run once, or twice when this candidate has no verdict yet (other
-        threads wait for it meanwhile). Returns the first run and the
-        verdict, if there is one."""
+        """Run once, or twice when this candidate has no verdict for the
+        arena yet (other threads of the arena wait meanwhile). Returns the
+        first run and the verdict that rules the candidate here: a
+        condemning one from any arena, else this arena's, if any."""
+        key = (candidate_id, arena)
         while True:
             with self._lock:
-                verdict = self._verdicts.get(candidate_id) or self._load(candidate_id)
+                known = self._known(candidate_id)
+                verdict = known.condemning() or known.by_arena.get(arena)
                 if verdict is not None:
-                    self._verdicts[candidate_id] = verdict
                     return run(), verdict
-                waiting = self._pending.get(candidate_id)
+                waiting = self._pending.get(key)
                 if waiting is None:
-                    done = self._pending[candidate_id] = threading.Event()
+                    done = self._pending[key] = threading.Event()
                     break
             waiting.wait()
         try:
@@ -85,13 +99,20 @@ class DeterminismCheck:
             verdict = self._judge(first, run(), scenario) if first.ok else None
             if verdict is not None:
                 with self._lock:
-                    self._verdicts[candidate_id] = verdict
-                self._save(candidate_id, verdict)
+                    known = self._known(candidate_id)
+                    known.by_arena[arena] = verdict
+                    self._save(candidate_id, known)
             return first, verdict
         finally:
             with self._lock:
-                del self._pending[candidate_id]
+                del self._pending[key]
             done.set()
+
+    def _known(self, candidate_id: str) -> Verdicts:
+        """The candidate's verdicts (call with the lock held)."""
+        if candidate_id not in self._verdicts:
+            self._verdicts[candidate_id] = self._load(candidate_id) or Verdicts()
+        return self._verdicts[candidate_id]
 
     @staticmethod
     def _judge(first: RunOutcome, second: RunOutcome, scenario: str) -> Verdict | None:
@@ -110,19 +131,19 @@ class DeterminismCheck:
             return None
         return self._cache_dir / candidate_id / "determinism.verdict"
 
-    def _load(self, candidate_id: str) -> Verdict | None:
+    def _load(self, candidate_id: str) -> Verdicts | None:
         path = self._path(candidate_id)
         if path is None or not path.is_file():
             return None
         try:
-            return Verdict.model_validate_json(path.read_bytes())
+            return Verdicts.model_validate_json(path.read_bytes())
         except (OSError, ValueError):
             return None  # damaged: judge again
 
-    def _save(self, candidate_id: str, verdict: Verdict) -> None:
+    def _save(self, candidate_id: str, verdicts: Verdicts) -> None:
         path = self._path(candidate_id)
         if path is not None:
-            atomic_write(path, verdict.model_dump_json().encode())
+            atomic_write(path, verdicts.model_dump_json().encode())
 
 
 def first_difference(a: Result, b: Result) -> str:

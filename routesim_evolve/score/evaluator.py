@@ -28,7 +28,7 @@ from routesim_evolve.score.determinism import DeterminismCheck
 from routesim_evolve.score.feedback import describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunOutcome
-from routesim_evolve.simulate.reference import LND_ROUTERS, ReferenceCache
+from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.runner import run_candidate
 from routesim_evolve.textclip import clip_block
@@ -170,7 +170,8 @@ class Evaluator:
         """The evaluation, and whether it may be cached: a fault of the
         harness (not of the candidate) is scored 0 but tried again later."""
         outcome, verdict = self._determinism.run(
-            _candidate_id(candidate), example.name, lambda: self._run(candidate, example.path)
+            _candidate_id(candidate), example.arena, example.name,
+            lambda: self._run(candidate, example.path),
         )
         refs = self._references.results(example)
         if verdict is not None and not verdict.deterministic:
@@ -265,6 +266,11 @@ class LndReferences:
         self.routers = tuple(routers)
         self._memo: dict[str, dict[str, Result]] = {}
         self._lock = threading.Lock()
+
+    def with_oracle(self) -> LndReferences:
+        """The same reference results with the oracle beside lnd's routers
+        (for tables; proposers hear only of lnd)."""
+        return LndReferences(self._cache, routers=(*self.routers, ORACLE))
 
     def results(self, example: ScenarioExample) -> Mapping[str, Result]:
         with self._lock:

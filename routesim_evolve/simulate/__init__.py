@@ -8,6 +8,7 @@ sandbox; every failure is a score-0 `RunOutcome` with feedback.
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import (
     LND_ROUTERS,
+    ORACLE,
     ReferenceCache,
     ReferenceRunError,
     available_routers,
@@ -23,6 +24,7 @@ from routesim_evolve.simulate.sandbox import (
 
 __all__ = [
     "LND_ROUTERS",
+    "ORACLE",
     "AttemptRecord",
     "PaymentResult",
     "ReferenceCache",

@@ -63,25 +63,30 @@ class Crash(BaseModel):
         return tuple(f for f in self.frames if f.in_candidate)
 
 
+_HEADLINES = (("panic: ", "panic"), ("fatal error: ", "fatal"))
+
+
 def _headline(lines: list[str]) -> tuple[str, str, int]:
     """The crash's kind, message and the index of the line after it. The
     runtime prints its trace last, as the process dies: a headline the
-    candidate printed itself can only come earlier, so the last one wins."""
+    candidate printed itself can only come earlier, so the last one wins,
+    even where the candidate's unfinished line runs into it."""
     for i in range(len(lines) - 1, -1, -1):
         line = lines[i]
-        for prefix, kind in (("panic: ", "panic"), ("fatal error: ", "fatal")):
-            if line.startswith(prefix):
-                # A panic message may span lines up to the blank line before
-                # the stacks; runtime out-of-memory notes come just before.
-                msg = [line[len(prefix) :]]
-                j = i + 1
-                while j < len(lines) and lines[j].strip() and not _GOROUTINE.match(lines[j]):
-                    msg.append(lines[j])
-                    j += 1
-                if kind == "fatal" and i > 0 and lines[i - 1].startswith("runtime: "):
-                    msg.insert(0, lines[i - 1])
-                return kind, clip_block("\n".join(msg), 1000), j
-        if line.startswith("SIGQUIT: quit"):
+        found = [(line.rfind(prefix), prefix, kind) for prefix, kind in _HEADLINES]
+        at, prefix, kind = max(found)
+        if at >= 0:
+            # A panic message may span lines up to the blank line before the
+            # stacks; runtime out-of-memory notes come just before.
+            msg = [line[at + len(prefix) :]]
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and not _GOROUTINE.match(lines[j]):
+                msg.append(lines[j])
+                j += 1
+            if kind == "fatal" and i > 0 and lines[i - 1].startswith("runtime: "):
+                msg.insert(0, lines[i - 1])
+            return kind, clip_block("\n".join(msg), 1000), j
+        if "SIGQUIT: quit" in line:
             return "signal", "SIGQUIT: quit", i + 1
     return "", "", 0
 

@@ -25,8 +25,12 @@ from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.sandbox import GIB, SandboxLimits, run_binary
 
-#: lnd's reference routers, as routers_lnd.go registers them.
+#: lnd's reference routers, as routers_reference.go registers them.
 LND_ROUTERS = ("lnd-apriori", "lnd-bimodal")
+
+#: The clairvoyant reference router (go/oracle): the ceiling in every table,
+#: never in a proposer's feedback.
+ORACLE = "oracle"
 
 #: Limits of a reference run: lnd is trusted but slower and hungrier.
 REFERENCE_LIMITS = SandboxLimits(timeout_s=1800.0, memory_bytes=4 * GIB)

@@ -260,6 +260,16 @@ def _read_result(path: Path, limits: SandboxLimits) -> tuple[Result | None, str]
         return None, clip_block(f"the result file is not a valid routesim-result/1: {exc}", 2000)
 
 
+def refused_scenario(stderr: str) -> bool:
+    """routesim's own refusal of a scenario: exit 2 with its message last and
+    no Go trace. A router cannot exit without a trace (it has no os.Exit),
+    so it cannot pass its crash off as the harness's fault."""
+    lines = stderr.strip().splitlines()
+    return bool(lines) and lines[-1].startswith("routesim: ") and not any(
+        line.startswith("goroutine ") for line in lines
+    )
+
+
 def classify(
     ex: _Exit, scenario: str, limits: SandboxLimits, source: str | None
 ) -> tuple[RunStatus, str]:
@@ -272,7 +282,10 @@ def classify(
             f"{limits.timeout_s:g} s of wall-clock time and was killed."
         )
         return RunStatus.TIMEOUT, text + (f"\nIt was running:\n{where}" if where else "")
-    if looks_like_memory(ex.stderr) or ex.code == -signal.SIGKILL:
+    # Only the runtime's own fatal error, or the kernel's kill, means memory:
+    # text the router printed earlier is not evidence.
+    ran_out = crash.kind == "fatal" and looks_like_memory(crash.message)
+    if ran_out or ex.code == -signal.SIGKILL:
         text = (
             f"Out of memory: the router needed more than the {limits.memory_bytes // MIB} MiB "
             f"memory cap on scenario {scenario} and was stopped."
@@ -282,7 +295,7 @@ def classify(
         what = "panicked" if crash.kind == "panic" else "crashed (fatal runtime error)"
         text = f"The router {what} on scenario {scenario}: {crash.message}"
         return RunStatus.PANIC, text + (f"\n{where}" if where else "")
-    if ex.code == 2 and "routesim:" in ex.stderr:
+    if ex.code == 2 and refused_scenario(ex.stderr):
         return (
             RunStatus.SCENARIO_ERROR,
             f"routesim refused scenario {scenario} (not the router's doing).\n"

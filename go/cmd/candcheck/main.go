@@ -310,6 +310,13 @@ func (c *checker) checkImports(f *ast.File, policy *Policy) {
 		if err != nil {
 			path = imp.Path.Value
 		}
+		if imp.Name != nil && imp.Name.Name == "." {
+			// A dot import would let time.Now be spelled Now: every
+			// package is used through its name.
+			c.add(RuleImport, c.at(imp.Pos()),
+				fmt.Sprintf("import . %q is not allowed: use the package through its name", path))
+			continue
+		}
 		if allowed[path] {
 			continue
 		}

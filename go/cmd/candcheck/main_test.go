@@ -92,6 +92,8 @@ func TestCheck(t *testing.T) {
 		// refused (the harness's names are few and distinctive).
 		{"a field spelled like a harness name", header + imports + contract +
 			"\ntype t struct{ harnessRun int }\n", RuleForeign, 15, "harnessRun belongs"},
+		{"dot import", header + "import . \"time\"\n" + imports + contract + "\nvar t0 = Now()\n", RuleImport, 3, "import . \"time\""},
+		{"dot import of an allowed package", header + "import . \"math\"\n" + imports + contract, RuleImport, 3, "import ."},
 		{"wall clock", header + "import \"time\"\n" + imports + contract + "\nvar t0 = time.Now()\n", RuleNondeterm, 16, "time.Now"},
 		{"renamed wall clock", header + "import clock \"time\"\n" + imports + contract + "\nfunc f() { clock.Sleep(1) }\n", RuleNondeterm, 16, "time.Sleep"},
 		{"global rand", header + "import \"math/rand\"\n" + imports + contract + "\nfunc f() int { return rand.Intn(3) }\n", RuleNondeterm, 16, "math/rand.Intn"},

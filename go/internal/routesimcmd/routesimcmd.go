@@ -28,7 +28,9 @@ import (
 
 // routerMaker makes the router factory of one scenario run, and a function
 // that frees what the factory holds.
-type routerMaker func(sc *scenario.Scenario) (routing.RouterFactory, func() error, error)
+// The world is the scenario's, before its first payment: only the trusted
+// reference routers look at it (the oracle reads its true state).
+type routerMaker func(sc *scenario.Scenario, world *sim.World) (routing.RouterFactory, func() error, error)
 
 // routers are the reference routers this binary was built with: lnd's,
 // added by routers_lnd.go unless the binary is built with the
@@ -39,7 +41,7 @@ var routers = map[string]routerMaker{}
 // Run is the command: args without the program name, the streams, and the
 // candidate router the binary was built with. It returns the exit code.
 func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactory) int {
-	routers["candidate"] = func(*scenario.Scenario) (routing.RouterFactory, func() error, error) {
+	routers["candidate"] = func(*scenario.Scenario, *sim.World) (routing.RouterFactory, func() error, error) {
 		return candidate, func() error { return nil }, nil
 	}
 	fs := flag.NewFlagSet("routesim", flag.ContinueOnError)
@@ -87,11 +89,15 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 }
 
 func runScenario(sc *scenario.Scenario, maker routerMaker, opts sim.Options) (*sim.Result, error) {
-	factory, closeRouter, err := maker(sc)
+	world, err := sim.NewWorld(sc)
 	if err != nil {
 		return nil, err
 	}
-	res, err := sim.Run(sc, factory, opts)
+	factory, closeRouter, err := maker(sc, world)
+	if err != nil {
+		return nil, err
+	}
+	res, err := world.Play(factory, opts)
 	if cerr := closeRouter(); err == nil {
 		err = cerr
 	}

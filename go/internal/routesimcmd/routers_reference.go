@@ -2,24 +2,30 @@
 
 package routesimcmd
 
-// lnd's production routing stack as reference routers. Candidate builds use
-// the routesim_nolnd tag to keep lnd's routing package out of their link.
+// The reference routers: lnd's production routing stack, and the
+// clairvoyant oracle that shows the ceiling. Candidate builds use the
+// routesim_nolnd tag to keep them out of their link.
 
 import (
 	"github.com/routesim-evolve/routesim/lndref"
+	"github.com/routesim-evolve/routesim/oracle"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
+	"github.com/routesim-evolve/routesim/sim"
 )
 
 func init() {
 	routers["lnd-apriori"] = lndRouter(lndref.Apriori)
 	routers["lnd-bimodal"] = lndRouter(lndref.Bimodal)
+	routers["oracle"] = func(_ *scenario.Scenario, world *sim.World) (routing.RouterFactory, func() error, error) {
+		return oracle.NewFactory(world), func() error { return nil }, nil
+	}
 }
 
 // lndRouter makes one mission control per scenario run, shared by the
 // routers of all its payments, and frees it when the run is over.
 func lndRouter(kind lndref.EstimatorKind) routerMaker {
-	return func(sc *scenario.Scenario) (routing.RouterFactory, func() error, error) {
+	return func(sc *scenario.Scenario, _ *sim.World) (routing.RouterFactory, func() error, error) {
 		self, err := scenario.ParseNodeID(sc.Source)
 		if err != nil {
 			return nil, nil, err

@@ -1,0 +1,328 @@
+// Package oracle is a clairvoyant reference router: the ceiling a router
+// could reach. At the start of each payment it reads the network as it
+// really is (every channel direction's spendable balance and the policy its
+// node really applies, never the future traffic nor the attribution draws)
+// and sends the payment at once as a least-cost flow: a min-cost flow on
+// linear fee rates over the true balances, split into at most MaxParts
+// routes, each built with exact fees and time locks and kept within the fee
+// limit, the cltv limit and the onion's 20 hops.
+//
+// Fees make the amount on a channel larger than the flow it carries, so
+// every capacity is lowered by a reserve for them. The oracle tries small
+// reserves first and keeps the first plan that an exact check against the
+// true balances and limits confirms; the last reserve is the fee limit,
+// which bounds all the fees of all the parts, so a plan within the fee limit
+// then never overdraws a channel nor exceeds a maximum HTLC.
+//
+// What it can miss (docs/oracle.md): the flow's cost is linear, so base
+// fees are paid but not weighed when choosing; a flow that needs the last
+// fee-limit's worth of some channel is not found; with more flow paths than
+// MaxParts it keeps the largest and moves what it can of the rest onto them
+// (parts below a hop's minimum HTLC likewise), so integrality can lose a
+// payment a cleverer split would make; it treats each payment alone, and in
+// arenas where a failed or settled payment moves liquidity the best choice
+// for one payment is not always the best for the scenario. Should a part
+// fail all the same, it plans again from the network as it then is, without
+// the channel that failed.
+package oracle
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+	"github.com/routesim-evolve/routesim/sim"
+)
+
+// Truth is what the oracle reads: the simulator's world.
+type Truth interface {
+	TrueEdges() []sim.TrueEdge
+	BlockHeight() uint32
+	Source() route.Vertex
+}
+
+// NewFactory returns the oracle's router factory for one scenario run.
+func NewFactory(truth Truth) routing.RouterFactory {
+	return func(_ routing.SimNetworkView, _ route.Vertex,
+		_ map[uint64]lnwire.MilliSatoshi, spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
+
+		return &router{truth: truth, spec: *spec, avoid: map[uint64]bool{}}, nil
+	}
+}
+
+// router plays one payment: it plans when it has no route left to hand
+// out, and hands out the plan's routes one per request.
+type router struct {
+	truth   Truth
+	spec    routing.SimPaymentSpec
+	planned []*route.Route
+	avoid   map[uint64]bool // channels that failed a part of this payment
+}
+
+// ErrNoFlow is returned when no flow within the payment's limits carries
+// the amount.
+var ErrNoFlow = errors.New("oracle: no flow within the limits carries the amount")
+
+func (r *router) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
+	if len(r.planned) == 0 {
+		if inFlight > 0 {
+			return nil, ErrNoFlow // the plan is out; wait for the results
+		}
+		routes, err := plan(r.truth, &r.spec, amt, r.avoid)
+		if err != nil {
+			return nil, err
+		}
+		r.planned = routes
+	}
+	next := r.planned[0]
+	r.planned = r.planned[1:]
+	return next, nil
+}
+
+func (r *router) ReportAttempt(_ uint64, rt *route.Route, res *routing.SimAttemptResult) error {
+	if res.Failure == nil {
+		return nil
+	}
+	r.planned = nil // plan again from the network as it is now
+	if idx := res.FailureSourceIdx; idx >= 0 && idx < len(rt.Hops) {
+		r.avoid[rt.Hops[idx].ChannelID] = true
+	}
+	return nil
+}
+
+// plan is the least-cost split of amt into routes the payment may send.
+func plan(truth Truth, spec *routing.SimPaymentSpec, amt lnwire.MilliSatoshi,
+	avoid map[uint64]bool) ([]*route.Route, error) {
+
+	g := newGraph(truth.TrueEdges(), truth.Source())
+	target, ok := g.index[spec.Target]
+	if !ok {
+		return nil, fmt.Errorf("oracle: target %x is not in the graph", spec.Target[:])
+	}
+	var err error
+	for _, share := range reserveShares {
+		var routes []*route.Route
+		routes, err = g.plan(target, truth.BlockHeight(), spec, amt, avoid, spec.FeeLimit/share)
+		if err == nil && g.fits(routes) {
+			return routes, nil
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: no plan fits the true balances", ErrNoFlow)
+	}
+	return nil, err
+}
+
+// reserveShares divide the fee limit into the reserves tried, smallest first.
+var reserveShares = []lnwire.MilliSatoshi{64, 8, 1}
+
+// plan is the least-cost split of amt with each capacity lowered by reserve.
+func (g *graph) plan(target int, height uint32, spec *routing.SimPaymentSpec,
+	amt lnwire.MilliSatoshi, avoid map[uint64]bool, reserve lnwire.MilliSatoshi) ([]*route.Route, error) {
+
+	net := g.flowNet(reserve, avoid)
+	if net.minCostFlow(g.index[g.source], target, int64(amt)) < int64(amt) {
+		return nil, ErrNoFlow
+	}
+	paths := fitParts(net, net.paths(g.index[g.source], target), int(spec.MaxParts), g.belowMinimum)
+	if sent := totalValue(paths); sent < int64(amt) {
+		return nil, fmt.Errorf("%w: %d of %d msat fit in %d parts", ErrNoFlow, sent, amt, spec.MaxParts)
+	}
+	var routes []*route.Route
+	var fees lnwire.MilliSatoshi
+	for _, p := range paths {
+		rt, err := g.route(p, height, spec)
+		if err != nil {
+			return nil, err
+		}
+		fees += rt.TotalFees()
+		routes = append(routes, rt)
+	}
+	if fees > spec.FeeLimit {
+		return nil, fmt.Errorf("%w: the cheapest flow pays %d msat, the limit is %d",
+			ErrNoFlow, fees, spec.FeeLimit)
+	}
+	return routes, nil
+}
+
+func totalValue(paths []flowPath) int64 {
+	sum := int64(0)
+	for _, p := range paths {
+		sum += p.value
+	}
+	return sum
+}
+
+// fitParts keeps at most maxParts paths, none too small for a hop: the
+// largest, with the value of the others moved onto them as far as their
+// residual capacity allows.
+func fitParts(net *flowNet, paths []flowPath, maxParts int, tooSmall func(flowPath) bool) []flowPath {
+	sort.SliceStable(paths, func(i, j int) bool { return paths[i].value > paths[j].value })
+	var kept, dropped []flowPath
+	for _, p := range paths {
+		if len(kept) < maxParts && !tooSmall(p) {
+			kept = append(kept, p)
+		} else {
+			dropped = append(dropped, p)
+		}
+	}
+	if len(dropped) == 0 {
+		return kept
+	}
+	left := int64(0)
+	for _, p := range dropped {
+		left += p.value
+	}
+	// Residual room of each true edge once the dropped paths are undone.
+	room := map[int]int64{}
+	for i := 0; i < len(net.arcs); i += 2 {
+		room[net.arcs[i].edge] = net.arcs[i].cap
+	}
+	for _, p := range dropped {
+		for _, e := range p.edges {
+			room[e] += p.value
+		}
+	}
+	for i := range kept {
+		extra := left
+		for _, e := range kept[i].edges {
+			extra = min(extra, room[e])
+		}
+		for _, e := range kept[i].edges {
+			room[e] -= extra
+		}
+		kept[i].value += extra
+		left -= extra
+	}
+	return kept
+}
+
+// graph is the true network indexed for the flow.
+type graph struct {
+	edges  []sim.TrueEdge
+	source route.Vertex
+	nodes  []route.Vertex
+	index  map[route.Vertex]int
+}
+
+func newGraph(edges []sim.TrueEdge, source route.Vertex) *graph {
+	g := &graph{edges: edges, source: source, index: map[route.Vertex]int{}}
+	add := func(v route.Vertex) {
+		if _, ok := g.index[v]; !ok {
+			g.index[v] = len(g.nodes)
+			g.nodes = append(g.nodes, v)
+		}
+	}
+	add(source)
+	for _, e := range edges {
+		add(e.From)
+		add(e.To)
+	}
+	return g
+}
+
+// fits reports whether the routes, sent together, stay within every true
+// balance and every hop's HTLC limits.
+func (g *graph) fits(routes []*route.Route) bool {
+	type direction struct {
+		channel uint64
+		from    route.Vertex
+	}
+	edge := map[direction]sim.TrueEdge{}
+	for _, e := range g.edges {
+		edge[direction{e.ChannelID, e.From}] = e
+	}
+	load := map[direction]lnwire.MilliSatoshi{}
+	for _, rt := range routes {
+		from := rt.SourcePubKey
+		for k, hop := range rt.Hops {
+			amt := rt.TotalAmount
+			if k > 0 {
+				amt = rt.Hops[k-1].AmtToForward
+			}
+			d := direction{hop.ChannelID, from}
+			e := edge[d]
+			if pol := e.Policy; from != g.source &&
+				(pol == nil || amt > pol.MaxHTLC || amt < pol.MinHTLC) {
+				return false
+			}
+			load[d] += amt
+			if load[d] > e.Balance {
+				return false
+			}
+			from = hop.PubKeyBytes
+		}
+	}
+	return true
+}
+
+// belowMinimum is true when a path's value is under some hop's minimum HTLC.
+func (g *graph) belowMinimum(p flowPath) bool {
+	for _, i := range p.edges {
+		if pol := g.edges[i].Policy; pol != nil && g.edges[i].From != g.source &&
+			lnwire.MilliSatoshi(p.value) < pol.MinHTLC {
+			return true
+		}
+	}
+	return false
+}
+
+// flowNet builds the flow network: an arc per usable direction not to
+// avoid, its capacity the balance (at most one HTLC's worth) less the
+// reserve for fees, its cost the fee rate its node charges (nothing on the
+// sender's own channels).
+func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool) *flowNet {
+	net := newFlowNet(len(g.nodes))
+	for i, e := range g.edges {
+		own := e.From == g.source
+		if avoid[e.ChannelID] || (!own && (e.Policy == nil || e.Policy.IsDisabled)) {
+			continue
+		}
+		capacity := int64(e.Balance)
+		cost := int64(0)
+		if !own {
+			capacity = min(capacity, int64(e.Policy.MaxHTLC))
+			cost = int64(e.Policy.FeeProportionalMillionths)
+		}
+		capacity -= int64(reserve)
+		if capacity > 0 {
+			net.addArc(g.index[e.From], g.index[e.To], capacity, cost, i)
+		}
+	}
+	return net
+}
+
+// route builds the route of a flow path delivering its value, with the
+// fees and time locks the true policies ask, in lnd's encoding.
+func (g *graph) route(p flowPath, height uint32, spec *routing.SimPaymentSpec) (*route.Route, error) {
+	n := len(p.edges)
+	if n > sim.MaxRouteHops {
+		return nil, fmt.Errorf("%w: a path of %d hops", ErrNoFlow, n)
+	}
+	// amount[k] and lock[k] ride on edge k; the node at the start of edge
+	// k+1 keeps that edge's fee and delta.
+	amount := make([]lnwire.MilliSatoshi, n)
+	lock := make([]uint32, n)
+	amount[n-1], lock[n-1] = lnwire.MilliSatoshi(p.value), height+uint32(spec.FinalCLTVDelta)
+	for k := n - 2; k >= 0; k-- {
+		next := g.edges[p.edges[k+1]].Policy
+		amount[k] = amount[k+1] + next.ComputeFee(amount[k+1])
+		lock[k] = lock[k+1] + uint32(next.TimeLockDelta)
+	}
+	hops := make([]*route.Hop, n)
+	for k := range hops {
+		fwd, out := amount[n-1], lock[n-1]
+		if k+1 < n {
+			fwd, out = amount[k+1], lock[k+1]
+		}
+		hops[k] = &route.Hop{PubKeyBytes: g.edges[p.edges[k]].To,
+			ChannelID: g.edges[p.edges[k]].ChannelID, AmtToForward: fwd, OutgoingTimeLock: out}
+	}
+	if lock[0] > spec.CltvLimit {
+		return nil, fmt.Errorf("%w: time lock %d over the limit %d", ErrNoFlow, lock[0], spec.CltvLimit)
+	}
+	return route.NewRouteFromHops(amount[0], lock[0], g.source, hops)
+}

@@ -1,0 +1,133 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/routesim-evolve/routesim/scenario"
+	"github.com/routesim-evolve/routesim/sim"
+)
+
+func node(i int) string { return fmt.Sprintf("02%064x", i+1) }
+
+// diamond is a scenario where the sender (0) reaches the target (3) over
+// 0-1-3 and 0-2-3; the sender holds all of its own channels, the hidden
+// balances of 1-3 and 2-3 are drawn uniformly by the seed.
+func diamond(capSat int64, payments ...uint64) *scenario.Scenario {
+	pol := func() *scenario.Policy {
+		return &scenario.Policy{FeeBaseMsat: 1000, FeeRatePPM: 100, CltvDelta: 40, HtlcMinMsat: 1000}
+	}
+	g := &scenario.Graph{Format: scenario.FormatGraph}
+	for i := 0; i < 4; i++ {
+		g.Nodes = append(g.Nodes, scenario.Node{ID: node(i)})
+	}
+	for i, e := range [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}} {
+		g.Channels = append(g.Channels, scenario.Channel{
+			SCID: fmt.Sprintf("%dx1x0", 700000+i), Node1: node(e[0]), Node2: node(e[1]),
+			CapacitySat: capSat, Policy1: pol(), Policy2: pol(),
+		})
+	}
+	full := uint64(capSat) * 1000
+	sc := &scenario.Scenario{
+		Format: scenario.FormatScenario, Name: "diamond", Arena: scenario.ArenaBase, Seed: 7,
+		Source: node(0), BlockHeight: 800000, StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Liquidity: scenario.Liquidity{BimodalScaleSat: 300000, UniformShare: 1},
+		Local:     map[string]uint64{"700000x1x0": full, "700001x1x0": full},
+		Clock:     scenario.Clock{PaymentIntervalSec: 600, AttemptLatencySec: 2},
+		Defaults: scenario.PaymentDefaults{MaxParts: 4, MaxAttempts: 20, FeeLimitPPM: 50000,
+			FeeLimitBase: 100000, FinalCLTVDelta: 40, CltvLimitDelta: 2016},
+		Graph: g,
+	}
+	for _, amt := range payments {
+		sc.Payments = append(sc.Payments, scenario.Payment{Target: node(3), AmountMsat: amt})
+	}
+	return sc
+}
+
+// intoTarget is the true balance of 1→3 and of 2→3.
+func intoTarget(t *testing.T, sc *scenario.Scenario) (lnwire.MilliSatoshi, lnwire.MilliSatoshi) {
+	t.Helper()
+	w, err := sim.NewWorld(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var via [2]lnwire.MilliSatoshi
+	for _, e := range w.TrueEdges() {
+		for k, from := range []string{node(1), node(2)} {
+			if e.From.String() == from && e.To.String() == node(3) {
+				via[k] = e.Balance
+			}
+		}
+	}
+	return via[0], via[1]
+}
+
+func play(t *testing.T, sc *scenario.Scenario) *sim.Result {
+	t.Helper()
+	w, err := sim.NewWorld(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Play(NewFactory(w), sim.Options{RouterName: "oracle", CheckConservation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestOracle(t *testing.T) {
+	b13, b23 := intoTarget(t, diamond(2_000_000))
+	if b13 < 100_000_000 || b23 < 100_000_000 {
+		t.Fatalf("seed 7 should leave both inbound channels above 100k sat, got %d and %d", b13, b23)
+	}
+	// More than either side holds, less than both: it must split.
+	split := uint64(max(b13, b23) + min(b13, b23)/2)
+	tests := []struct {
+		name      string
+		amount    uint64
+		maxParts  uint32
+		delivered bool
+		minParts  int
+	}{
+		{"a small payment takes one route", 1_000_000, 4, true, 1},
+		{"a payment over one side's balance is split", split, 4, true, 2},
+		{"one part may not carry it", split, 1, false, 0},
+		{"an amount no flow carries is refused at once", uint64(b13+b23) + 1, 4, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := diamond(2_000_000, tc.amount)
+			sc.Defaults.MaxParts = tc.maxParts
+			p := play(t, sc).Payments[0]
+			if p.Success != tc.delivered {
+				data, _ := json.MarshalIndent(p, "", " ")
+				t.Fatalf("success %v, want %v:\n%s", p.Success, tc.delivered, data)
+			}
+			if tc.delivered && (p.Parts < tc.minParts || p.Attempts != p.Parts) {
+				t.Fatalf("%d parts in %d attempts; want at least %d parts and no failed attempt",
+					p.Parts, p.Attempts, tc.minParts)
+			}
+			if !tc.delivered && (p.Attempts != 0 || p.FailureReason != sim.ReasonRouterGaveUp) {
+				t.Fatalf("an impossible payment made %d attempts and ended %q", p.Attempts, p.FailureReason)
+			}
+		})
+	}
+}
+
+// TestOracleOnTheExamples checks that the ceiling holds on every example
+// arena: the oracle delivers at least what a plain router does.
+func TestOracleOnTheExamples(t *testing.T) {
+	for _, name := range []string{"base", "drift", "atomic", "attribution"} {
+		sc, err := scenario.Load("../../docs/examples/" + name + "-example.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := play(t, sc)
+		if res.Totals.Succeeded == 0 || res.Totals.Attempts > 2*res.Totals.Payments {
+			t.Errorf("%s: %+v", name, res.Totals)
+		}
+	}
+}

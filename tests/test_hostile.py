@@ -1,0 +1,903 @@
+"""The hostile-candidate suite: candidates written to break the fences of
+docs/scoring.md, each run through the real path (allow-list, the hostile
+compiler's build cache, the sandboxed run, the evaluator's determinism double
+run and result invariants) on one scenario of the tiny corpus.
+
+Table-driven: every case is (name, class, source, expected outcome). The
+expected outcome is a status (a RunStatus or the evaluator's invalid_result /
+nondeterministic), plus checks of the feedback, the payments or the build;
+for the mutation and forgery classes it is that the candidate scores no more
+than the honest seed on the same scenario and its result keeps every payment
+rule (`result_violations`). Each case's wall time to be contained is measured
+and a table of all of them is printed at the end of the module (shown with
+`pytest -s`, and through the terminal reporter without it).
+
+A case that is NOT contained stays in the table as a strict xfail whose reason
+says what happens instead; it starts passing (and fails the suite) once the
+hole is closed, so that the mark is removed with the fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from routesim_evolve.build.cache import BuildLimits, default_cache
+from routesim_evolve.corpus.load import load_split
+from routesim_evolve.corpus.schema import Scenario
+from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.score.evaluator import (
+    INVALID_RESULT,
+    NONDETERMINISTIC,
+    Evaluation,
+    Evaluator,
+    LndReferences,
+    ScenarioExample,
+)
+from routesim_evolve.score.invariants import result_violations
+from routesim_evolve.simulate.outcome import RunStatus
+from routesim_evolve.textclip import MAX_FEEDBACK_CHARS
+
+REPO = Path(__file__).resolve().parents[1]
+SEED_PATH = REPO / "go" / "cmd" / "routesim" / "candidate_impl.go"
+
+MIB = 1 << 20
+#: The run limits of every case: short, so that the suite stays quick.
+TIMEOUT_S = 10.0
+MEMORY = 256 * MIB
+#: The scenario every single-scenario case runs on (the seed does not score
+#: 1 there, and its attribution degradations give the routers failures).
+SCENARIO = "val-attribution-001"
+#: The longest a compiler bomb may take to be stopped.
+MAX_BOMB_S = BuildLimits().timeout_s + 5
+#: The longest a timed-out run may take to be stopped (timeout, SIGQUIT grace).
+MAX_TIMEOUT_S = TIMEOUT_S + 6
+#: The longest any other case may take (compile included).
+MAX_CASE_S = 60.0
+#: Fresh per session: the compiler bombs compile every time, so that the
+#: build limits are measured, not a failure cached by an older build.
+NONCE = uuid.uuid4().hex
+
+ROWS: list[tuple[str, str, str, str, float]] = []
+
+
+# ---------------------------------------------------------------------------
+# Building candidates from the seed
+
+
+def seed() -> str:
+    return SEED_PATH.read_text()
+
+
+def edit(source: str, old: str, new: str) -> str:
+    assert old in source, f"the seed no longer contains {old!r}: update the suite"
+    return source.replace(old, new, 1)
+
+
+def with_imports(source: str, *imports: str) -> str:
+    """`imports` (Go import specs, e.g. '"os"' or '. "time"') added."""
+    specs = "".join(f"\t{spec}\n" for spec in imports)
+    return edit(source, "import (\n", "import (\n" + specs)
+
+
+# The first statement of the seed's RequestRoute.
+HOOK = "\tif r.finished {\n\t\treturn nil, errors.New"
+
+
+def seed_with(body: str, *, imports: tuple[str, ...] = ()) -> str:
+    """The seed with Go `body` run first in its RequestRoute."""
+    body = textwrap.indent(textwrap.dedent(body).strip("\n"), "\t") + "\n"
+    return with_imports(edit(seed(), HOOK, body + HOOK), *imports)
+
+
+def seed_plus(extra: str, *, imports: tuple[str, ...] = ()) -> str:
+    """The seed with Go declarations `extra` appended."""
+    return with_imports(seed(), *imports) + "\n" + textwrap.dedent(extra)
+
+
+WRAPPER = """
+// hostile wraps the honest seed router (given its own copies of the spec
+// and the balances) and attacks around it.
+type hostile struct {
+    *seedRouter
+    theirView     routing.SimNetworkView
+    theirBalances map[uint64]lnwire.MilliSatoshi
+    theirSpec     *routing.SimPaymentSpec
+}
+
+func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
+    localBalances map[uint64]lnwire.MilliSatoshi,
+    spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
+
+    ownSpec := *spec
+    honest, err := newSeedRouter(view, source, maps.Clone(localBalances), &ownSpec)
+    h := &hostile{seedRouter: honest, theirView: view, theirBalances: localBalances,
+        theirSpec: spec}
+@NEW@
+    return h, err
+}
+
+func (h *hostile) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
+@REQUEST@
+}
+
+func (h *hostile) ReportAttempt(id uint64, rt *route.Route, res *routing.SimAttemptResult) error {
+@REPORT@
+}
+"""
+
+
+def hostile(
+    *,
+    new: str = "",
+    request: str = "return h.requestSeed(amt, inFlight)",
+    report: str = "return h.reportSeed(id, rt, res)",
+    extra: str = "",
+    imports: tuple[str, ...] = (),
+) -> str:
+    """The seed renamed (newSeedRouter, requestSeed, reportSeed) behind a
+    `hostile` router whose entry points run the given Go bodies."""
+    source = seed()
+    source = edit(source, "func newCandidateRouter(", "func newSeedRouter(")
+    source = edit(source, "spec *routing.SimPaymentSpec) (routing.SimRouter, error) {",
+                  "spec *routing.SimPaymentSpec) (*seedRouter, error) {")
+    source = edit(source, "func (r *seedRouter) RequestRoute(", "func (r *seedRouter) requestSeed(")
+    source = edit(source, "func (r *seedRouter) ReportAttempt(", "func (r *seedRouter) reportSeed(")
+    source = with_imports(source, '"maps"', *imports)
+
+    def block(go: str) -> str:
+        return textwrap.indent(textwrap.dedent(go).strip("\n"), "    ")
+
+    wrapper = (WRAPPER.replace("@NEW@", block(new)).replace("@REQUEST@", block(request))
+               .replace("@REPORT@", block(report)))
+    return source + wrapper + textwrap.dedent(extra)
+
+
+# ---------------------------------------------------------------------------
+# Go fragments
+
+SCRIBBLE = """
+// scribble writes everything the router was handed, in the hope that the
+// simulator reads it back: a free, unlimited payment over free channels.
+func (h *hostile) scribble() {
+    if len(everyRouter) == 0 || everyRouter[len(everyRouter)-1] != h {
+        everyRouter = append(everyRouter, h)
+    }
+    for _, o := range everyRouter {
+        o.scribbleOwn()
+    }
+    _ = h.theirView.ForEachNode(func(n route.Vertex) error {
+        h.theirView.FetchNodeFeatures(n).Set(lnwire.FeatureBit(41))
+        return h.theirView.ForEachNodeDirectedChannel(n, func(ch *routing.DirectedChannel) error {
+            ch.Capacity = 1 << 50
+            ch.OutPolicySet = true
+            if p := ch.InPolicy; p != nil {
+                p.FeeBaseMSat, p.FeeProportionalMillionths = 0, 0
+                p.MinHTLC, p.MaxHTLC = 0, ^lnwire.MilliSatoshi(0)
+                p.IsDisabled, p.TimeLockDelta = false, 0
+            }
+            return nil
+        })
+    })
+}
+
+// everyRouter holds the routers of every payment so far: their records too.
+var everyRouter []*hostile
+
+func (h *hostile) scribbleOwn() {
+    s := h.theirSpec
+    s.Index = 1 << 20
+    s.Amount = 0
+    s.FeeLimit = ^lnwire.MilliSatoshi(0)
+    s.MaxParts = 1000
+    s.MaxAttempts = 1 << 30
+    s.FinalCLTVDelta = 0
+    s.CltvLimit = ^uint32(0)
+    s.Atomic = false
+    for id := range h.theirBalances {
+        h.theirBalances[id] = ^lnwire.MilliSatoshi(0)
+    }
+    h.theirBalances[12345] = 1 << 60
+}
+
+// scribbleResult rewrites an attempt's outcome and the channel update it carries.
+func scribbleResult(res *routing.SimAttemptResult) {
+    if f, ok := res.Failure.(*lnwire.FailTemporaryChannelFailure); ok && f.Update != nil {
+        f.Update.BaseFee, f.Update.FeeRate = 0, 0
+        f.Update.HtlcMaximumMsat = ^lnwire.MilliSatoshi(0)
+    }
+    res.Failure = nil
+    res.FailureSourceIdx = -1
+}
+"""
+
+FORGE = """
+var sentEver []*route.Route
+
+// forge rewrites a route already handed over: read again, it would be one
+// cheap hop on time delivering more than was asked.
+func forge(rt *route.Route) {
+    if rt == nil || len(rt.Hops) == 0 {
+        return
+    }
+    last := rt.Hops[len(rt.Hops)-1]
+    last.AmtToForward = rt.TotalAmount + 1_000_000
+    rt.TotalAmount = last.AmtToForward
+    rt.TotalTimeLock = 0
+    for _, hop := range rt.Hops {
+        hop.OutgoingTimeLock = 0
+        hop.ChannelID ^= 1
+    }
+    rt.Hops = rt.Hops[len(rt.Hops)-1:]
+}
+"""
+
+KEEP = """
+rt, err := h.requestSeed(amt, inFlight)
+if rt != nil {
+    sentEver = append(sentEver, rt)
+}
+return rt, err
+"""
+
+FORGE_FOREVER = """
+var (
+    keptMu     sync.Mutex
+    kept       []*route.Route
+    forgerOnce sync.Once
+)
+
+// forgeForever rewrites every route handed over, again and again, racing
+// the simulator.
+func forgeForever() {
+    for {
+        keptMu.Lock()
+        routes := kept
+        keptMu.Unlock()
+        for _, rt := range routes {
+            forge(rt)
+        }
+    }
+}
+"""
+
+
+def broken_route(breakage: str, *, imports: tuple[str, ...] = ()) -> str:
+    """The route the seed found, broken by Go `breakage` before it is handed over."""
+    return hostile(request=f"""
+        rt, err := h.requestSeed(amt, inFlight)
+        if rt == nil {{
+            return rt, err
+        }}
+        {textwrap.dedent(breakage).strip()}
+        return rt, err
+        """, imports=imports)
+
+
+BOUNCE_21 = """
+// 21 or 22 hops that all exist: back and forth over the first channel.
+src := rt.SourcePubKey
+hops := []*route.Hop{rt.Hops[0]}
+for len(hops)+len(rt.Hops)-1 < 21 {
+    back, again := *rt.Hops[0], *rt.Hops[0]
+    back.PubKeyBytes = src
+    hops = append(hops, &back, &again)
+}
+rt.Hops = append(hops, rt.Hops[1:]...)
+"""
+
+# The seed made to depend on map iteration order (as in test_determinism).
+MAP_ORDER = """
+for k := range map[lnwire.MilliSatoshi]bool{amt: true, amt / 2: true, amt / 3: true,
+    amt / 4: true, amt / 5: true, amt / 6: true, amt / 7: true, amt / 8: true} {
+    amt = max(k, 1)
+    break
+}
+"""
+
+
+def selective_map_order() -> str:
+    """Map iteration order, only once an unreadable failure was met: never in
+    the base arena, so a base scenario met first judges it deterministic."""
+    return hostile(
+        request="""
+            if sawUnreadable {
+                for k := range map[lnwire.MilliSatoshi]bool{amt: true, amt / 2: true,
+                    amt / 3: true, amt / 4: true, amt / 5: true, amt / 6: true} {
+                    amt = max(k, 1)
+                    break
+                }
+            }
+            return h.requestSeed(amt, inFlight)
+            """,
+        report="""
+            if _, ok := res.Failure.(routing.UnreadableFailure); ok {
+                sawUnreadable = true
+            }
+            return h.reportSeed(id, rt, res)
+            """,
+        extra="\nvar sawUnreadable bool\n",
+    )
+
+
+FORGED_PANIC = (
+    'println("panic: forged by the router: blame the simulator\\n\\n'
+    'goroutine 1 [running]:\\nmain.innocent()\\n'
+    '\\t/x/cmd/routesim/candidate_impl.go:1 +0x1\\n")'
+)
+REAL_PANIC = "var xs []int\n_ = xs[inFlight+3]"
+REAL_PANIC_TEXT = "index out of range [3] with length 0"
+# About 8 MB on each stream, forged headlines included.
+MEGABYTES = """
+line := strings.Repeat("z", 100)
+for i := 0; i < 40_000; i++ {
+    println("panic: forged", i, line)
+    fmt.Println("stdout", i, line)
+}
+println(strings.Repeat("y", 2<<20))
+"""
+
+GENERIC_CHAIN_DEPTH = 16
+
+
+def generic_chain() -> str:
+    """Each level instantiates the next with a type four times its own:
+    4^16 type arguments at the bottom."""
+    funcs = "".join(
+        f"func chain{i}[T any]() int {{ return chain{i + 1}[box[T, T, T, T]]() }}\n"
+        for i in range(GENERIC_CHAIN_DEPTH)
+    )
+    return (
+        "type box[A, B, C, D any] struct {\n    a A\n    b B\n    c C\n    d D\n}\n\n"
+        + funcs
+        + f"func chain{GENERIC_CHAIN_DEPTH}[T any]() int {{ var t T; _ = t; return 1 }}\n\n"
+        + "var _ = chain0[int]\n"
+    )
+
+
+def string_doubling() -> str:
+    """A 1 GiB string constant from 27 lines."""
+    consts = "".join(f"const s{i} = s{i - 1} + s{i - 1}\n" for i in range(1, 27))
+    return 'const s0 = "0123456789abcdef"\n' + consts + "\nvar blob = s26\n\nvar _ = len(blob)\n"
+
+
+def bomb(extra: str) -> Callable[[], str]:
+    return lambda: seed_plus(f"// session {NONCE}\n" + extra)
+
+
+# ---------------------------------------------------------------------------
+# The cases
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    klass: str
+    source: Callable[[], str]
+    #: The statuses that count as contained (any one of them).
+    expect: tuple[str, ...]
+    #: Mutation/forgery: ok, no payment rule broken, no more than the seed.
+    mutation: bool = False
+    #: The score must equal the seed's (an attack inert once contained).
+    same_as_seed: bool = False
+    feedback_has: tuple[str, ...] = ()
+    #: Any one of these must be in the feedback.
+    feedback_any: tuple[str, ...] = ()
+    feedback_lacks: tuple[str, ...] = ()
+    max_feedback: int | None = None
+    #: Payment failure_reason: every payment that got a route ended so,
+    #: and at least one payment's error says `error_has`.
+    payment_reason: str | None = None
+    error_has: str = ""
+    #: The second build of the same source must not run the compiler.
+    rebuild_free: bool = False
+    #: Evaluate on these scenarios with one evaluator (the first met is
+    #: double-run); the expected status must appear on at least one.
+    scenarios: tuple[str, ...] = (SCENARIO,)
+    max_seconds: float = MAX_CASE_S
+    #: Uncontained cases: the statuses seen instead of the expected ones.
+    observed: tuple[str, ...] = ()
+    #: A scenario on which, evaluated alone, the expected status must show:
+    #: proof that the attack works, so that its xfail is for the right reason.
+    witness: str | None = None
+
+
+OK = (RunStatus.OK,)
+REJECTED = (RunStatus.REJECTED,)
+COMPILE_ERROR = (RunStatus.COMPILE_ERROR,)
+LIMIT_WORDS = ("64 MiB", "memory cap", "did not compile within", "of CPU")
+
+
+def uncontained(c: Case, reason: str, *, observed: tuple[str, ...]) -> object:
+    """A case that is not contained: a strict xfail on the containment
+    assertions only. `observed` are the statuses seen instead; anything
+    else (neither expected nor observed) is a real failure."""
+    return pytest.param(
+        dataclasses.replace(c, observed=observed), id=c.name,
+        marks=pytest.mark.xfail(strict=True, raises=AssertionError,
+                                reason=f"NOT CONTAINED: {reason}"))
+
+
+def param(c: Case) -> object:
+    return pytest.param(c, id=c.name)
+
+
+CASES = [
+    # 1. Shared payment parameters.
+    param(Case(
+        "shared-spec-balances-gossip", "1 shared params",
+        lambda: hostile(
+            new="h.scribble()",
+            request="h.scribble()\nreturn h.requestSeed(amt, inFlight)",
+            report="err := h.reportSeed(id, rt, res)\nh.scribble()\nscribbleResult(res)\n"
+                   "return err",
+            extra=SCRIBBLE),
+        OK, mutation=True, same_as_seed=True)),
+    # 2. Check-then-use: the route handed over is rewritten afterwards.
+    param(Case(
+        "route-rewritten-next-request", "2 check-then-use",
+        lambda: hostile(request="for _, old := range sentEver {\n    forge(old)\n}\n" + KEEP,
+                        extra=FORGE),
+        OK, mutation=True, same_as_seed=True)),
+    param(Case(
+        "route-rewritten-in-report", "2 check-then-use",
+        lambda: hostile(request=KEEP, report="""
+            err := h.reportSeed(id, rt, res)
+            forge(rt)
+            for _, old := range sentEver {
+                forge(old)
+            }
+            return err
+            """, extra=FORGE),
+        OK, mutation=True, same_as_seed=True)),
+    param(Case(
+        "route-rewritten-by-goroutine", "2 check-then-use",
+        lambda: hostile(request="""
+            forgerOnce.Do(func() { go forgeForever() })
+            rt, err := h.requestSeed(amt, inFlight)
+            if rt != nil {
+                keptMu.Lock()
+                kept = append(kept, rt)
+                keptMu.Unlock()
+            }
+            return rt, err
+            """, extra=FORGE + FORGE_FOREVER, imports=('"sync"',)),
+        # A write racing the copy may change a run: caught, never scored.
+        (RunStatus.OK, NONDETERMINISTIC), mutation=True)),
+    # 3. Compiler bombs: stopped by a build limit, and never compiled twice.
+    param(Case(
+        "initialised-array-256MiB", "3 compiler bomb",
+        bomb("var big = [1 << 28]byte{1, 1<<28 - 1: 1}\n\nvar _ = big[7]\n"),
+        COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True, max_seconds=MAX_BOMB_S)),
+    param(Case(
+        "string-constant-1GiB", "3 compiler bomb", bomb(string_doubling()),
+        COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True, max_seconds=MAX_BOMB_S)),
+    param(Case(
+        f"generic-chain-depth-{GENERIC_CHAIN_DEPTH}", "3 compiler bomb", bomb(generic_chain()),
+        COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True, max_seconds=MAX_BOMB_S)),
+    # Documented, not a bomb: a zero tail is not data, the compiler makes the
+    # array BSS with one store at start-up (binary ~7 MB, pages untouched).
+    param(Case(
+        "zero-tail-array-256MiB", "3 compiler bomb",
+        lambda: seed_plus("var big = [1 << 28]byte{1}\n\nvar _ = big[7]\n"),
+        OK, mutation=True, same_as_seed=True)),
+    # 4. Nondeterminism.
+    param(Case(
+        "map-iteration-order", "4 nondeterminism", lambda: seed_with(MAP_ORDER),
+        (NONDETERMINISTIC,), feedback_has=("iterating over a map",),
+        scenarios=(SCENARIO, "val-base-001", "train-attribution-001"))),
+    param(Case(
+        "select-over-ready-channels", "4 nondeterminism",
+        lambda: seed_with("""
+            a, b := make(chan lnwire.MilliSatoshi, 1), make(chan lnwire.MilliSatoshi, 1)
+            a <- amt
+            b <- max(amt/3, 1)
+            select {
+            case amt = <-a:
+            case amt = <-b:
+            }
+            """),
+        (NONDETERMINISTIC,),
+        scenarios=(SCENARIO, "val-base-001", "train-attribution-001"))),
+    param(Case(
+        "time-now", "4 nondeterminism",
+        lambda: seed_plus("var started = time.Now()\n", imports=('"time"',)),
+        REJECTED, feedback_has=("time.Now differs from run to run",))),
+    param(Case(
+        "rand-intn", "4 nondeterminism",
+        lambda: seed_with("amt /= lnwire.MilliSatoshi(1 + rand.Intn(4))",
+                          imports=('"math/rand"',)),
+        REJECTED, feedback_has=("math/rand.Intn differs",))),
+    param(Case(
+        "time-now-aliased", "4 nondeterminism",
+        lambda: seed_plus("var started = clock.Now\n", imports=('clock "time"',)),
+        REJECTED, feedback_has=("time.Now differs",))),
+    param(Case(
+        "time-now-dot-import", "4 nondeterminism",
+        lambda: seed_plus("var started = Now()\n", imports=('. "time"',)),
+        REJECTED)),
+    param(Case(
+        "rand-intn-dot-import", "4 nondeterminism",
+        lambda: seed_with("amt /= lnwire.MilliSatoshi(1 + Intn(4))",
+                          imports=('. "math/rand"',)),
+        REJECTED)),
+    param(Case(
+        "nondeterministic-after-first-scenario", "4 nondeterminism",
+        selective_map_order, (NONDETERMINISTIC,),
+        scenarios=("val-base-001", SCENARIO, "train-attribution-001"), witness=SCENARIO)),
+    # 5. Route attacks: the payment fails as invalid_route, the run goes on.
+    param(Case(
+        "nil-hop", "5 route attack", lambda: broken_route("rt.Hops[0] = nil"),
+        OK, mutation=True, payment_reason="invalid_route", error_has="hop 0 is nil")),
+    param(Case(
+        "31-hops", "5 route attack",
+        lambda: broken_route("""
+            for len(rt.Hops) < 31 {
+                rt.Hops = append(rt.Hops, rt.Hops[len(rt.Hops)-1])
+            }
+            """),
+        OK, mutation=True, payment_reason="invalid_route", error_has="route has 31 hops")),
+    param(Case(
+        "total-amount-near-2^64", "5 route attack",
+        lambda: broken_route("rt.TotalAmount = lnwire.MilliSatoshi(math.MaxUint64 - 1000)",
+                             imports=('"math"',)),
+        OK, mutation=True, payment_reason="invalid_route", error_has="exceeds the fee budget")),
+    param(Case(
+        "nil-route-nil-error", "5 route attack", lambda: broken_route("rt = nil"),
+        OK, mutation=True, payment_reason="invalid_route", error_has="route is nil")),
+    param(Case(
+        "no-hops", "5 route attack", lambda: broken_route("rt.Hops = rt.Hops[:0]"),
+        OK, mutation=True, payment_reason="invalid_route", error_has="route has no hops")),
+    param(Case(
+        "21-hops-that-exist", "5 route attack", lambda: broken_route(BOUNCE_21),
+        OK, mutation=True, payment_reason="invalid_route", error_has="hops")),
+    # 6. Untrusted output.
+    param(Case(
+        "forged-panic-then-real", "6 untrusted output",
+        lambda: seed_with(f"{FORGED_PANIC}\n{REAL_PANIC}"),
+        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,), feedback_lacks=("forged",))),
+    param(Case(
+        "forged-panic-unterminated-line", "6 untrusted output",
+        lambda: seed_with(f'{FORGED_PANIC}\nprint("x")\n{REAL_PANIC}'),
+        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,), feedback_lacks=("forged",))),
+    param(Case(
+        "forged-scenario-error", "6 untrusted output",
+        lambda: seed_with(f'print("routesim: ")\n{REAL_PANIC}'),
+        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,))),
+    param(Case(
+        "forged-out-of-memory", "6 untrusted output",
+        lambda: seed_with(f'println("fatal error: out of memory")\n{REAL_PANIC}'),
+        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,))),
+    param(Case(
+        "megabytes-of-output-then-panic", "6 untrusted output",
+        lambda: seed_with(MEGABYTES + f"\n{REAL_PANIC}", imports=('"fmt"', '"strings"')),
+        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,), feedback_lacks=("forged",),
+        max_feedback=MAX_FEEDBACK_CHARS + 100)),
+    # A panic message of its own a megabyte long: the headline is cut from the
+    # captured output (head and tail kept), but the feedback stays capped.
+    param(Case(
+        "megabytes-then-megabyte-panic", "6 untrusted output",
+        lambda: seed_with(MEGABYTES + '\npanic("real: " + strings.Repeat("w", 1<<20))',
+                          imports=('"fmt"', '"strings"')),
+        (RunStatus.PANIC,), feedback_has=("panicked",),
+        max_feedback=MAX_FEEDBACK_CHARS + 100)),
+    param(Case(
+        "megabyte-error-texts", "6 untrusted output",
+        lambda: seed_with('return nil, errors.New(strings.Repeat("e", 1<<20))',
+                          imports=('"strings"',)),
+        OK, mutation=True, max_feedback=MAX_FEEDBACK_CHARS + 100)),
+    # 7. Directives and names.
+    param(Case(
+        "plus-build-no-space", "7 directives/names",
+        lambda: "//+build ignore\n\n" + seed(), REJECTED, feedback_has=("directive",))),
+    param(Case(
+        "go-build-constraint", "7 directives/names",
+        lambda: "//go:build ignore\n\n" + seed(), REJECTED, feedback_has=("directive",))),
+    param(Case(
+        "linkname-without-unsafe", "7 directives/names",
+        lambda: seed_plus("//go:linkname nanotime runtime.nanotime\nfunc nanotime() int64\n"),
+        REJECTED, feedback_has=("directive",))),
+    param(Case(
+        "line-directive", "7 directives/names",
+        lambda: seed_with("/*line sim/payment.go:1*/\npanic(amt)"),
+        REJECTED, feedback_has=("directive",))),
+    param(Case(
+        "names-main", "7 directives/names", lambda: seed_plus("var _ = main\n"),
+        REJECTED, feedback_has=("main belongs to the simulator",))),
+    param(Case(
+        "func-init", "7 directives/names", lambda: seed_plus("func init() {}\n"),
+        REJECTED, feedback_has=("func init is not allowed",))),
+    param(Case(
+        "func-main", "7 directives/names", lambda: seed_plus("func main() {}\n"),
+        REJECTED, feedback_has=("func main is not allowed",))),
+    # Allowed by decision (docs/scoring.md): initialisers run in the sandbox.
+    param(Case(
+        "package-initialiser-allowed", "7 directives/names",
+        lambda: seed_plus("""
+            var squares = func() []int {
+                t := make([]int, 1<<16)
+                for i := range t {
+                    t[i] = i * i
+                }
+                return t
+            }()
+
+            var _ = func() int { _ = squares[3]; return 1 }()
+            """),
+        OK, mutation=True, same_as_seed=True)),
+    # 8. Classic.
+    param(Case(
+        "panic", "8 classic", lambda: seed_with('panic("boom")'),
+        (RunStatus.PANIC,), feedback_has=("panicked", "boom"))),
+    param(Case(
+        "nil-map-write", "8 classic",
+        lambda: seed_with("var m map[uint64]bool\nm[1] = true"),
+        (RunStatus.PANIC,), feedback_has=("assignment to entry in nil map",))),
+    param(Case(
+        "infinite-loop", "8 classic",
+        lambda: seed_with("for r.maxShard > 0 {\n    r.feesCommitted++\n}"),
+        (RunStatus.TIMEOUT,), feedback_has=("Timed out",), max_seconds=MAX_TIMEOUT_S)),
+    param(Case(
+        "busy-goroutines", "8 classic",
+        lambda: seed_with("""
+            var wg sync.WaitGroup
+            for i := 0; i < 64; i++ {
+                wg.Add(1)
+                go func() {
+                    n := 0
+                    for n >= 0 {
+                        n = (n + 1) & 0xffff
+                    }
+                    wg.Done()
+                }()
+            }
+            wg.Wait()
+            """, imports=('"sync"',)),
+        (RunStatus.TIMEOUT,), feedback_has=("Timed out",), max_seconds=MAX_TIMEOUT_S)),
+    param(Case(
+        "memory-blow-up", "8 classic",
+        lambda: seed_with("var hog []int\nfor {\n    hog = append(hog, len(hog))\n}"),
+        (RunStatus.MEMORY,), feedback_has=("memory cap",))),
+    param(Case(
+        "one-huge-allocation", "8 classic",
+        lambda: seed_with("hog := make([]byte, 1<<40)\nhog[len(hog)-1] = 1"),
+        (RunStatus.MEMORY,), feedback_has=("memory cap",))),
+    param(Case(
+        "goroutine-bomb", "8 classic",
+        lambda: seed_with("""
+            block := make(chan bool)
+            for {
+                go func() { <-block }()
+            }
+            """),
+        (RunStatus.MEMORY, RunStatus.PANIC, RunStatus.TIMEOUT))),
+    param(Case(
+        "stack-overflow", "8 classic",
+        lambda: seed_with("""
+            var dive func(n int) int
+            dive = func(n int) int { return dive(n+1) + 1 }
+            _ = dive(0)
+            """),
+        (RunStatus.PANIC, RunStatus.MEMORY), feedback_any=("stack", "memory"))),
+    param(Case(
+        "deadlock", "8 classic", lambda: seed_with("select {}"),
+        (RunStatus.PANIC,), feedback_has=("deadlock",))),
+    param(Case(
+        "files-os", "8 classic",
+        lambda: seed_plus('var secret, _ = os.ReadFile("/etc/passwd")\n', imports=('"os"',)),
+        REJECTED, feedback_has=('"os" is forbidden',))),
+    param(Case(
+        "network-net", "8 classic",
+        lambda: seed_plus('var conn, _ = net.Dial("tcp", "example.com:80")\n',
+                          imports=('"net"',)),
+        REJECTED, feedback_has=('"net" is forbidden',))),
+    param(Case(
+        "exec-os-exec", "8 classic",
+        lambda: seed_plus('var out, _ = exec.Command("id").Output()\n', imports=('"os/exec"',)),
+        REJECTED, feedback_has=('"os/exec" is forbidden',))),
+    param(Case(
+        "cgo", "8 classic",
+        lambda: seed_plus("var pid = C.getpid()\n", imports=('"C"',)),
+        REJECTED, feedback_has=('"C" is forbidden',))),
+    param(Case(
+        "unsafe", "8 classic",
+        lambda: seed_plus("var size = unsafe.Sizeof(0)\n", imports=('"unsafe"',)),
+        REJECTED, feedback_has=('"unsafe" is forbidden',))),
+    param(Case(
+        "linkname-with-unsafe", "8 classic",
+        lambda: seed_plus("//go:linkname nanotime runtime.nanotime\nfunc nanotime() int64\n",
+                          imports=('_ "unsafe"',)),
+        REJECTED, feedback_has=('"unsafe" is forbidden', "directive"))),
+    param(Case(
+        "syscall", "8 classic",
+        lambda: seed_plus("var pid = syscall.Getpid()\n", imports=('"syscall"',)),
+        REJECTED, feedback_has=('"syscall" is forbidden',))),
+    param(Case(
+        "reflect", "8 classic",
+        lambda: seed_plus("var kind = reflect.TypeOf(0).Kind()\n", imports=('"reflect"',)),
+        REJECTED, feedback_has=('"reflect" is forbidden',))),
+    param(Case(
+        "runtime", "8 classic",
+        lambda: seed_plus("var procs = runtime.GOMAXPROCS(64)\n", imports=('"runtime"',)),
+        REJECTED, feedback_has=('"runtime" is forbidden',))),
+    param(Case(
+        "simulator-internals", "8 classic",
+        lambda: seed_plus("var _ sim.Options\n",
+                          imports=('"github.com/routesim-evolve/routesim/sim"',)),
+        REJECTED, feedback_has=("hidden liquidity",))),
+    param(Case(
+        "oversized-source", "8 classic",
+        lambda: seed_plus("// " + "x" * (600 * 1024) + "\n"),
+        REJECTED, feedback_has=("at most",))),
+]
+
+
+# ---------------------------------------------------------------------------
+# Running them
+
+
+@pytest.fixture(scope="module")
+def examples(tiny_corpus: Path) -> dict[str, ScenarioExample]:
+    found = {}
+    for split in ("train", "val", "test"):
+        for example in examples_of(split, load_split(tiny_corpus, split)):
+            found[example.name] = example
+    return found
+
+
+@pytest.fixture(scope="module")
+def references() -> LndReferences:
+    return LndReferences()
+
+
+@pytest.fixture(scope="module")
+def honest(
+    examples: dict[str, ScenarioExample], references: LndReferences,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Evaluation:
+    """The unchanged seed on the scenario: the score no attack may beat."""
+    evaluator = Evaluator(references, cache_dir=tmp_path_factory.mktemp("seed-evals"),
+                          timeout=TIMEOUT_S, memory=MEMORY)
+    ev = evaluator.evaluate(seed(), examples[SCENARIO])
+    assert ev.status == RunStatus.OK and ev.result is not None, ev.feedback
+    assert 0 < ev.score < 1
+    return ev
+
+
+@pytest.fixture(scope="module", autouse=True)
+def table(request: pytest.FixtureRequest):
+    """Print every case's outcome and time once the module is done."""
+    yield
+    if not ROWS:
+        return
+    widths = [max(len(h), *(len(str(r[i])) for r in ROWS))
+              for i, h in enumerate(("case", "class", "outcome", "verdict"))]
+    head = ("case", "class", "outcome", "verdict")
+    lines = ["", "| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))
+             + " | seconds |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|--------:|"]
+    for row in ROWS:
+        cells = " | ".join(str(c).ljust(w) for c, w in zip(row[:4], widths, strict=True))
+        lines.append(f"| {cells} | {row[4]:7.2f} |")
+    total = sum(r[4] for r in ROWS)
+    lines.append(f"{len(ROWS)} cases, {total:.1f} s in the evaluator")
+    text = "\n".join(lines)
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        print(text)
+        return
+    with capture.global_and_fixture_disabled():  # shown without -s too
+        reporter.write_line(text)
+
+
+def rules_of(example: ScenarioExample) -> Scenario:
+    return Scenario.model_validate_json(example.path.read_bytes())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_hostile_candidate_is_contained(
+    case: Case,
+    examples: dict[str, ScenarioExample],
+    references: LndReferences,
+    honest: Evaluation,
+    tmp_path: Path,
+) -> None:
+    source = case.source()
+    evaluator = Evaluator(references, cache_dir=tmp_path / "evals",
+                          timeout=TIMEOUT_S, memory=MEMORY)
+    start = time.monotonic()
+    evals = [evaluator.evaluate(source, examples[name]) for name in case.scenarios]
+    seconds = time.monotonic() - start
+    ev = evals[0]
+    outcome = ", ".join(dict.fromkeys(e.status for e in evals))
+    if case.mutation and ev.result is not None:
+        outcome += f" ({ev.score:.3f} vs seed {honest.score:.3f})"
+    records = [p.stat().st_size for p in (tmp_path / "evals").glob("*/*.json")]
+    if records and max(records) > MIB:
+        outcome += f"; cache record {max(records) / MIB:.1f} MiB"
+    verdict = "NOT CONTAINED"
+    try:
+        if case.observed and not {e.status for e in evals} & {*case.expect, *case.observed}:
+            verdict = "UNEXPECTED"
+            raise RuntimeError(f"{case.name} is neither contained nor as observed: "
+                               f"{[e.status for e in evals]}")
+        if case.witness is not None:
+            alone = Evaluator(references, cache_dir=tmp_path / "witness",
+                              timeout=TIMEOUT_S, memory=MEMORY)
+            seen = alone.evaluate(source, examples[case.witness]).status
+            if seen not in case.expect:
+                verdict = "UNEXPECTED"
+                raise RuntimeError(f"{case.name} shows no attack: alone on "
+                                   f"{case.witness} it is {seen}")
+        outcome += check(case, evals, honest, source, examples, references, tmp_path)
+        assert seconds <= case.max_seconds, f"took {seconds:.1f} s to contain"
+        verdict = "contained"
+    finally:
+        ROWS.append((case.name, case.klass, outcome, verdict, seconds))
+
+
+def check(
+    case: Case,
+    evals: list[Evaluation],
+    honest: Evaluation,
+    source: str,
+    examples: dict[str, ScenarioExample],
+    references: LndReferences,
+    tmp_path: Path,
+) -> str:
+    """Assert that the case was contained; returns a note for the table."""
+    statuses = [ev.status for ev in evals]
+    hits = [ev for ev in evals if ev.status in case.expect]
+    assert hits, f"expected {'/'.join(case.expect)}, got {statuses}: {evals[0].feedback[:1500]}"
+    ev = hits[0]
+    for ev_any in evals:
+        if ev_any.status != RunStatus.OK:
+            assert ev_any.score == 0, ev_any.status
+        assert len(ev_any.feedback) <= MAX_FEEDBACK_CHARS + 100
+    for text in case.feedback_has:
+        assert text in ev.feedback, f"{text!r} not in feedback:\n{ev.feedback}"
+    if case.feedback_any:
+        assert any(t in ev.feedback for t in case.feedback_any), ev.feedback
+    for text in case.feedback_lacks:
+        assert text not in ev.feedback, f"{text!r} in feedback:\n{ev.feedback}"
+    if case.max_feedback is not None:
+        assert len(ev.feedback) <= case.max_feedback, len(ev.feedback)
+    if case.mutation:
+        assert ev.status != INVALID_RESULT, ev.feedback
+        assert ev.score <= honest.score + 1e-12, (ev.score, honest.score)
+        if ev.result is not None:
+            example = examples[case.scenarios[0]]
+            assert result_violations(ev.result, rules_of(example)) == []
+        if case.same_as_seed:
+            assert ev.result is not None and ev.score == honest.score, (ev.score, honest.score)
+    if case.payment_reason is not None:
+        assert ev.result is not None
+        payments = ev.result.payments
+        reasons = {p.failure_reason for p in payments}
+        assert case.payment_reason in reasons, reasons
+        # Each payment ended at its first route (or found none at all).
+        assert all(p.attempts == 0 and not p.success for p in payments), payments
+        assert reasons <= {case.payment_reason, "router_gave_up"}, reasons
+        assert any(case.error_has in (p.error or "") for p in payments), \
+            [p.error for p in payments]
+    note = ""
+    if case.rebuild_free:
+        cache = default_cache()
+        before = cache.compiles
+        again = Evaluator(references, cache_dir=tmp_path / "evals-again",
+                          timeout=TIMEOUT_S, memory=MEMORY)
+        start = time.monotonic()
+        second = again.evaluate(source, examples[case.scenarios[0]])
+        rebuild_s = time.monotonic() - start
+        assert second.status == ev.status
+        assert cache.compiles == before, "the same source was compiled again"
+        assert rebuild_s < 2, f"the second build took {rebuild_s:.1f} s"
+        note = f"; again {rebuild_s:.3f} s, not compiled"
+    return note
