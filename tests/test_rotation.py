@@ -148,3 +148,15 @@ def test_verdicts_reach_the_proposer_that_proposed_even_after_a_rotation():
     _call(d)
     d.on_candidate_accepted({"new_score": 2.0})
     assert b.verdicts == ["accepted"]
+
+
+def test_the_next_prompt_says_the_reply_changed_nothing_once(tiny_corpus, seed_source):
+    from routesim_evolve.propose.base import PromptedProposer
+
+    proposer = PromptedProposer(PromptPack(load_manifest(tiny_corpus), contract="(contract)"))
+    assert "Note:" not in proposer.prompt(seed_source, []).dynamic
+    proposer.on_unchanged("your previous reply was identical to the candidate")
+    assert proposer.snapshot() == {"note": "your previous reply was identical to the candidate"}
+    noted = proposer.prompt(seed_source, []).dynamic
+    assert "Note: your previous reply was identical to the candidate" in noted
+    assert "Note:" not in proposer.prompt(seed_source, []).dynamic

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from routesim_evolve.build.gomodule import build_env
-from routesim_evolve.propose.base import Proposer
+from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.cli_backend import AgentCLIBackend
-from routesim_evolve.reflect.prompts import PromptPack, feedback_items
+from routesim_evolve.reflect.prompts import PromptPack
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,19 +38,17 @@ def eval_script(corpus: Path, names: Sequence[str]) -> str:
     )
 
 
-class AgenticProposer(Proposer):
+class AgenticProposer(PromptedProposer):
     """An agent CLI that edits candidate_impl.go in place."""
 
     def __init__(self, backend: AgentCLIBackend, pack: PromptPack, corpus: Path) -> None:
+        super().__init__(pack)
         self.backend = backend
-        self.pack = pack
         self.corpus = corpus
         self.name = f"{backend.name} (agentic)"
-        self._note: str | None = None  # said once, in the next prompt
 
     def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
-        prompt = self.pack.render(parent, feedback_items(feedback), note=self._note)
-        self._note = None
+        prompt = self.prompt(parent, feedback)
         with tempfile.TemporaryDirectory(prefix="routesim-agent-") as tmp:
             script = Path(tmp) / "eval_minibatch.sh"
             script.write_text(eval_script(self.corpus, minibatch_names(feedback)))
@@ -59,12 +57,3 @@ class AgenticProposer(Proposer):
             return self.backend.propose_in_workdir(
                 prompt, parent, eval_script=script, writable_dirs=[go_cache]
             )
-
-    def on_unchanged(self, note: str) -> None:
-        self._note = note
-
-    def snapshot(self) -> dict[str, Any]:
-        return {"note": self._note}
-
-    def restore(self, snapshot: dict[str, Any]) -> None:
-        self._note = snapshot["note"]

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from routesim_evolve.reflect.base import PromptParts
+from routesim_evolve.reflect.prompts import PromptPack, feedback_items
+
 
 class Proposer:
     """Turns a parent candidate and its minibatch feedback into a child.
@@ -41,3 +44,26 @@ class Proposer:
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
         """GEPA dropped its last proposal; `event` has old_score and new_score."""
+
+
+class PromptedProposer(Proposer):
+    """A proposer that renders the prompt pack for a model. When its last
+    reply repeated a candidate, the next prompt says so, once."""
+
+    def __init__(self, pack: PromptPack) -> None:
+        self.pack = pack
+        self._note: str | None = None
+
+    def prompt(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> PromptParts:
+        """The prompt for this proposal, with the pending note (then cleared)."""
+        note, self._note = self._note, None
+        return self.pack.render(parent, feedback_items(feedback), note=note)
+
+    def on_unchanged(self, note: str) -> None:
+        self._note = note
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"note": self._note}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self._note = snapshot["note"]
