@@ -6,6 +6,10 @@ it through the seed router, each champion, lnd-apriori, lnd-bimodal and the
 oracle, and prints for each: wall time, router time per payment, payments
 delivered and peak RSS. Exits with a message where the data is absent.
 
+Amounts are small (1,000 to 20,000 sat by default): at the corpus's usual
+sizes one sender drains its own channels within a few dozen payments, and
+the rest would only time refusals.
+
     python bench/bench_scale.py [--payments 1000] [--arena base]
 """
 
@@ -28,12 +32,12 @@ REAL_GRAPH = REPO.parent / "shared" / "data" / "ln-listchannels-2021-04-16.json.
 REFERENCES = ("lnd-apriori", "lnd-bimodal", "oracle")
 
 
-def make_scenario(workdir: Path, payments: int, arena: str) -> Path:
+def make_scenario(workdir: Path, payments: int, arena: str, amounts: str) -> Path:
     corpus = workdir / "corpus"
     subprocess.run(
         [sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out", str(corpus),
          "--import", str(REAL_GRAPH), "--arenas", arena, "--split-sizes", "1,0,0",
-         "--payments", f"{payments},{payments}"],
+         "--payments", f"{payments},{payments}", "--amount-sat", amounts],
         check=True, cwd=REPO, capture_output=True,
     )
     return next((corpus / "train").glob("*.json"))
@@ -56,6 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--payments", type=int, default=1000)
     parser.add_argument("--arena", default="base")
+    parser.add_argument("--amount-sat", default="1000,20000", help="MIN,MAX of the amounts")
     args = parser.parse_args()
     if not REAL_GRAPH.is_file():
         sys.exit(f"real graph absent at {REAL_GRAPH} (see shared/data/README.md): nothing to do")
@@ -71,8 +76,9 @@ def main() -> None:
             sys.exit(f"{name} does not build: {built.message}")
         runs.append((name, built.binary, "candidate"))
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
-        scenario = make_scenario(Path(tmp), args.payments, args.arena)
-        print(f"{args.payments} payments, arena {args.arena}, on {REAL_GRAPH.name}")
+        scenario = make_scenario(Path(tmp), args.payments, args.arena, args.amount_sat)
+        print(f"{args.payments} payments of {args.amount_sat} sat, arena {args.arena}, "
+              f"on {REAL_GRAPH.name}")
         print("| router | wall s | router ms/payment | delivered | peak RSS MiB |")
         print("|---|---:|---:|---:|---:|")
         for name, binary, router in runs:
