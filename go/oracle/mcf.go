@@ -160,3 +160,74 @@ func (q *pqueue) Pop() any {
 	*q = old[:len(old)-1]
 	return it
 }
+
+// widestFlow sends up to want units from s to t along at most parts paths,
+// each the widest (largest bottleneck) over forward arcs, the cheaper of
+// equally wide: few, fat paths, where the least-cost flow would need more
+// parts than a payment may send. It returns the value sent.
+func (f *flowNet) widestFlow(s, t int, want int64, parts int) int64 {
+	sent := int64(0)
+	for part := 0; part < parts && sent < want; part++ {
+		width := make([]int64, len(f.out))
+		cost := make([]int64, len(f.out))
+		via := make([]int, len(f.out))
+		for i := range via {
+			via[i] = -1
+		}
+		width[s] = want - sent
+		q := &widthQueue{{node: s, width: width[s]}}
+		for q.Len() > 0 {
+			top := heap.Pop(q).(widthItem)
+			if top.width < width[top.node] || (top.width == width[top.node] && top.cost > cost[top.node]) {
+				continue
+			}
+			for _, ai := range f.out[top.node] {
+				a := f.arcs[ai]
+				if ai%2 != 0 || a.cap <= 0 {
+					continue // forward arcs only: no path undoes another
+				}
+				w, c := min(top.width, a.cap), top.cost+a.cost
+				if w > width[a.to] || (w == width[a.to] && via[a.to] >= 0 && c < cost[a.to]) {
+					width[a.to], cost[a.to], via[a.to] = w, c, ai
+					heap.Push(q, widthItem{node: a.to, width: w, cost: c})
+				}
+			}
+		}
+		if width[t] == 0 {
+			break
+		}
+		for v := t; v != s; v = f.arcs[via[v]^1].to {
+			f.arcs[via[v]].cap -= width[t]
+			f.arcs[via[v]^1].cap += width[t]
+		}
+		sent += width[t]
+	}
+	return sent
+}
+
+type widthItem struct {
+	node        int
+	width, cost int64
+}
+
+// widthQueue pops the widest first, the cheapest among equals.
+type widthQueue []widthItem
+
+func (q widthQueue) Len() int { return len(q) }
+func (q widthQueue) Less(i, j int) bool {
+	if q[i].width != q[j].width {
+		return q[i].width > q[j].width
+	}
+	if q[i].cost != q[j].cost {
+		return q[i].cost < q[j].cost
+	}
+	return q[i].node < q[j].node
+}
+func (q widthQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *widthQueue) Push(x any)   { *q = append(*q, x.(widthItem)) }
+func (q *widthQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}

@@ -14,11 +14,16 @@
 // which bounds all the fees of all the parts, so a plan within the fee limit
 // then never overdraws a channel nor exceeds a maximum HTLC.
 //
+// When the least-cost flow needs more parts than MaxParts allows, it falls
+// back to at most MaxParts widest paths (fewer, fatter parts, at a higher
+// fee), and keeps the first plan the exact check confirms.
+//
 // What it can miss (docs/oracle.md): the flow's cost is linear, so base
 // fees are paid but not weighed when choosing; a flow that needs the last
 // fee-limit's worth of some channel is not found; with more flow paths than
-// MaxParts it keeps the largest and moves what it can of the rest onto them
-// (parts below a hop's minimum HTLC likewise), so integrality can lose a
+// MaxParts (a path over a hop's maximum HTLC counts as several parts) it
+// keeps the largest and moves what it can of the rest onto them (parts
+// below a hop's minimum HTLC likewise), so integrality can lose a
 // payment a cleverer split would make; it treats each payment alone, and in
 // arenas where a failed or settled payment moves liquidity the best choice
 // for one payment is not always the best for the scenario. Should a part
@@ -29,6 +34,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/lightningnetwork/lnd/lnwire"
@@ -103,11 +109,14 @@ func plan(truth Truth, spec *routing.SimPaymentSpec, amt lnwire.MilliSatoshi,
 		return nil, fmt.Errorf("oracle: target %x is not in the graph", spec.Target[:])
 	}
 	var err error
-	for _, share := range reserveShares {
-		var routes []*route.Route
-		routes, err = g.plan(target, truth.BlockHeight(), spec, amt, avoid, spec.FeeLimit/share)
-		if err == nil && g.fits(routes) {
-			return routes, nil
+	for _, widest := range []bool{false, true} {
+		for _, share := range reserveShares {
+			var routes []*route.Route
+			routes, err = g.plan(target, truth.BlockHeight(), spec, amt, avoid,
+				spec.FeeLimit/share, widest)
+			if err == nil && g.fits(routes) {
+				return routes, nil
+			}
 		}
 	}
 	if err == nil {
@@ -119,15 +128,29 @@ func plan(truth Truth, spec *routing.SimPaymentSpec, amt lnwire.MilliSatoshi,
 // reserveShares divide the fee limit into the reserves tried, smallest first.
 var reserveShares = []lnwire.MilliSatoshi{64, 8, 1}
 
-// plan is the least-cost split of amt with each capacity lowered by reserve.
+// plan splits amt with each capacity lowered by reserve: the least-cost
+// flow, or with widest, at most MaxParts widest paths (the fallback when the
+// cheapest flow needs more parts than the payment may send).
 func (g *graph) plan(target int, height uint32, spec *routing.SimPaymentSpec,
-	amt lnwire.MilliSatoshi, avoid map[uint64]bool, reserve lnwire.MilliSatoshi) ([]*route.Route, error) {
+	amt lnwire.MilliSatoshi, avoid map[uint64]bool, reserve lnwire.MilliSatoshi,
+	widest bool) ([]*route.Route, error) {
 
-	net := g.flowNet(reserve, avoid)
-	if net.minCostFlow(g.index[g.source], target, int64(amt)) < int64(amt) {
+	// The least-cost pass sends one HTLC per channel (the maximum HTLC is
+	// its capacity); the widest pass lets parts share a channel, each under
+	// its maximum (htlcSized splits them).
+	net := g.flowNet(reserve, avoid, !widest)
+	source := g.index[g.source]
+	sent := int64(0)
+	if widest {
+		sent = net.widestFlow(source, target, int64(amt), int(spec.MaxParts))
+	} else {
+		sent = net.minCostFlow(source, target, int64(amt))
+	}
+	if sent < int64(amt) {
 		return nil, ErrNoFlow
 	}
-	paths := fitParts(net, net.paths(g.index[g.source], target), int(spec.MaxParts), g.belowMinimum)
+	paths := g.htlcSized(net.paths(g.index[g.source], target))
+	paths = fitParts(net, paths, int(spec.MaxParts), g.belowMinimum)
 	if sent := totalValue(paths); sent < int64(amt) {
 		return nil, fmt.Errorf("%w: %d of %d msat fit in %d parts", ErrNoFlow, sent, amt, spec.MaxParts)
 	}
@@ -259,6 +282,25 @@ func (g *graph) fits(routes []*route.Route) bool {
 	return true
 }
 
+// htlcSized splits every path whose value is over the smallest maximum
+// HTLC on it into parts that each fit: the maximum binds each HTLC, not the
+// channel, so several parts may cross one channel.
+func (g *graph) htlcSized(paths []flowPath) []flowPath {
+	var out []flowPath
+	for _, p := range paths {
+		most := int64(math.MaxInt64)
+		for _, i := range p.edges {
+			if e := g.edges[i]; e.From != g.source {
+				most = min(most, int64(e.Policy.MaxHTLC))
+			}
+		}
+		for left := p.value; left > 0; left -= min(left, most) {
+			out = append(out, flowPath{edges: p.edges, value: min(left, most)})
+		}
+	}
+	return out
+}
+
 // belowMinimum is true when a path's value is under some hop's minimum HTLC.
 func (g *graph) belowMinimum(p flowPath) bool {
 	for _, i := range p.edges {
@@ -271,10 +313,10 @@ func (g *graph) belowMinimum(p flowPath) bool {
 }
 
 // flowNet builds the flow network: an arc per usable direction not to
-// avoid, its capacity the balance (at most one HTLC's worth) less the
-// reserve for fees, its cost the fee rate its node charges (nothing on the
-// sender's own channels).
-func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool) *flowNet {
+// avoid, its capacity the balance (with oneHTLC, at most the maximum HTLC)
+// less the reserve for fees, its cost the fee rate its node charges
+// (nothing on the sender's own channels).
+func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, oneHTLC bool) *flowNet {
 	net := newFlowNet(len(g.nodes))
 	for i, e := range g.edges {
 		own := e.From == g.source
@@ -284,8 +326,10 @@ func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool) *flo
 		capacity := int64(e.Balance)
 		cost := int64(0)
 		if !own {
-			capacity = min(capacity, int64(e.Policy.MaxHTLC))
 			cost = int64(e.Policy.FeeProportionalMillionths)
+			if oneHTLC {
+				capacity = min(capacity, int64(e.Policy.MaxHTLC))
+			}
 		}
 		capacity -= int64(reserve)
 		if capacity > 0 {
