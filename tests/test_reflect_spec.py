@@ -50,7 +50,7 @@ def test_valid_values(value: str, expected: LMSpec) -> None:
         ("", "unknown reflection LM kind"),
         ("anthropic:", "empty model name"),
         ("anthropic:claude-opus-4-7:ultra", "effort 'ultra' is not accepted by anthropic"),
-        ("codex:gpt-5.5:max", "effort 'max' is not accepted by codex"),
+        ("codex:gpt-5.5:none", "effort 'none' is not accepted by codex"),
         ("claude:high", "'high' is an effort level, not a model"),
         ("offline:x", "'offline' takes no model or effort"),
     ],
@@ -61,8 +61,10 @@ def test_malformed_values_say_what_is_wrong(value: str, message: str) -> None:
 
 
 def test_spec_round_trips_through_str() -> None:
-    for value in ("anthropic:claude-opus-4-7:high", "codex:gpt-5.5", "offline", "claude"):
+    for value in ("anthropic:claude-opus-4-7:high", "codex:gpt-5.5", "offline", "claude",
+                  "claude::max", "codex::max", "codex:gpt-5.5:xhigh", "openai:ft:gpt-4o:org:id"):
         assert str(parse_lm_spec(value)) == value
+        assert parse_lm_spec(str(parse_lm_spec(value))) == parse_lm_spec(value)
 
 
 def tools(*present: str) -> Callable[[str], str | None]:
@@ -110,3 +112,4 @@ def test_real_environment_and_path_via_monkeypatch(
     assert detect_default().spec.kind == "codex"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert detect_default().spec.kind == "openai"
+

@@ -23,7 +23,7 @@ EFFORTS: dict[Kind, tuple[str, ...]] = {
     "anthropic": ("low", "medium", "high", "xhigh", "max"),
     "claude": ("low", "medium", "high", "xhigh", "max"),
     "openai": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
-    "codex": ("minimal", "low", "medium", "high", "xhigh"),
+    "codex": ("minimal", "low", "medium", "high", "xhigh", "max"),
     "offline": (),
 }
 _ALL_EFFORTS = frozenset(e for levels in EFFORTS.values() for e in levels)
@@ -55,7 +55,11 @@ class LMSpec(BaseModel):
     effort: str | None = None
 
     def __str__(self) -> str:
-        return ":".join(p for p in (self.kind, self.model, self.effort) if p)
+        """The value that parses back to this spec (`claude::max` keeps its
+        empty model field, else `max` would read as a model)."""
+        if self.effort:
+            return f"{self.kind}:{self.model or ''}:{self.effort}"
+        return f"{self.kind}:{self.model}" if self.model else self.kind
 
 
 def parse_lm_spec(value: str) -> LMSpec:
