@@ -34,7 +34,10 @@ def test_dynamic_part_comes_last_and_static_is_stable(manifest, seed_source):
     two = pack.render("package main // other", [FeedbackItem(title="s2", text="x")])
     assert one.static == two.static
     assert seed_source.strip()[:200] in one.dynamic and "delivered 3/5" in one.dynamic
-    assert "degraded" not in one.static.lower() or "Degraded failure attribution" not in one.static
+    # Without --degraded the prompt neither carries the addendum nor points to it.
+    assert "Degraded failure attribution" not in one.static and "addendum" not in one.static
+    degraded = PromptPack(manifest, degraded=True).static
+    assert "Degraded failure attribution" in degraded and "addendum below" in degraded
 
 
 def test_degraded_is_refused_without_an_attribution_arena(tmp_path):
