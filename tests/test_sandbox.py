@@ -14,6 +14,7 @@ from routesim_evolve.build import BinaryCache
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, NOLND_TAG, go_module_dir
 from routesim_evolve.simulate import (
     LND_ROUTERS,
+    ORACLE,
     ReferenceCache,
     RunOutcome,
     RunStatus,
@@ -234,10 +235,21 @@ def test_lnd_reference_routers(tmp_path: Path) -> None:
     # lnd takes 10-20 s, paid once per module content, not once per session.
     refs = ReferenceCache(BinaryCache(), root=tmp_path)
     routers = refs.routers()
-    missing = [r for r in LND_ROUTERS if r not in routers]
-    if missing:
-        pytest.skip(f"the full routesim binary lists no {', '.join(missing)} (has {routers})")
+    # The reference binary without its reference routers is exactly the
+    # regression this test is for: it fails, never skips.
+    missing = [r for r in (*LND_ROUTERS, ORACLE) if r not in routers]
+    assert not missing, f"the full routesim binary lists no {', '.join(missing)} (has {routers})"
     for router in LND_ROUTERS:
         result = refs.result(SCENARIO, router)
         assert result.router == router and result.totals.payments == 12
     assert refs.runs == 2
+
+
+@pytest.mark.parametrize("champion", sorted(
+    (Path(__file__).resolve().parents[1] / "champions").glob("*.go")), ids=lambda p: p.name)
+def test_every_champion_builds_and_runs(champion: Path) -> None:
+    from routesim_evolve.evolve.seed import load_seed
+
+    outcome = run_candidate(load_seed(champion).source, SCENARIO, timeout=60)
+    assert outcome.ok, outcome.feedback
+    assert outcome.result is not None and outcome.result.totals.succeeded > 0

@@ -39,7 +39,7 @@ from routesim_evolve.report.heldout import (
     render_sanity,
     render_table,
 )
-from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner, ScenarioExample
+from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
 
 log = logging.getLogger(__name__)
 
@@ -225,8 +225,3 @@ def render_report(summary: RunSummary) -> str:
         "## Held-out test: paired comparisons (per scenario)",
         render_pairs(summary.test),
     ])
-
-
-def val_examples(corpus: Path) -> list[ScenarioExample]:
-    """The val split as evaluator examples."""
-    return examples_of("val", load_split(corpus, "val"))
