@@ -4,18 +4,21 @@
     python -m routesim_evolve eval --corpus corpus --split val FILE.go
     python -m routesim_evolve compare --corpus corpus --split test A.go B.go [--revalidate N]
     python -m routesim_evolve corpus generate --out corpus ...
+
+Each of the first three takes --executor ray [--ray-address HOST:PORT] to run
+its pairs on a Ray cluster (docs/ray.md).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 
 import click
 import orjson
+from pydantic import ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.cli_error import UserError
@@ -30,6 +33,12 @@ from routesim_evolve.report.heldout import (
     render_table,
 )
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.simulate.executor import (
+    ExecutorKind,
+    ExecutorSettings,
+    open_executor,
+)
+from routesim_evolve.simulate.reference import ReferenceCache
 
 SPLITS = click.Choice(["train", "val", "test"])
 CORPUS = click.option(
@@ -41,9 +50,18 @@ WORKERS = click.option(
     "--max-concurrency",
     "workers",
     type=click.IntRange(min=1),
-    default=lambda: os.cpu_count() or 1,
-    show_default="number of cores",
-    help="Scenarios evaluated at once.",
+    help="Scenarios evaluated at once. Default: the number of cores (with --executor ray, "
+         "the cluster's CPUs).",
+)
+EXECUTOR = click.option(
+    "--executor", type=click.Choice([k.value for k in ExecutorKind]),
+    default=ExecutorSettings().kind.value, show_default=True,
+    help="Where runs happen: this machine's pool, or a Ray cluster (docs/ray.md).",
+)
+RAY_ADDRESS = click.option(
+    "--ray-address", metavar="HOST:PORT",
+    help="The Ray cluster's head (with --executor ray). Default: $RAY_ADDRESS, a cluster "
+         "started here by `ray start`, else a new Ray instance on this machine.",
 )
 TIMEOUT = click.option(
     "--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
@@ -53,6 +71,13 @@ TIMEOUT = click.option(
 
 def _fail(message: str) -> None:
     raise UserError(message)
+
+
+def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettings:
+    try:
+        return ExecutorSettings(kind=ExecutorKind(executor), ray_address=ray_address)
+    except ValidationError as exc:
+        raise UserError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -85,12 +110,15 @@ def _fail(message: str) -> None:
 @click.option("--seed", "rng_seed", type=int, default=0, show_default=True,
               help="Seed of GEPA and the offline proposer.")
 @TIMEOUT
+@EXECUTOR
+@RAY_ADDRESS
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
 @click.pass_context
 def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Path | None,
          name: str | None, runs_dir: Path, max_evals: int | None, max_proposals: int | None,
-         workers: int, reflection: tuple[str, ...], adaptive: bool, plateau_evals: int | None,
-         prompts_dir: Path | None, rng_seed: int, timeout: float, verbose: bool) -> None:
+         workers: int | None, reflection: tuple[str, ...], adaptive: bool,
+         plateau_evals: int | None, prompts_dir: Path | None, rng_seed: int, timeout: float,
+         executor: str, ray_address: str | None, verbose: bool) -> None:
     """Evolve a Lightning payment router with GEPA, scored against lnd.
 
     Without a command: evolve from the seed on the corpus's train split,
@@ -110,6 +138,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         max_evals=max_evals, max_proposals=max_proposals, workers=workers,
         reflection=reflection, adaptive=adaptive, plateau_evals=plateau_evals,
         prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout,
+        executor=_executor_settings(executor, ray_address),
     )
 
 
@@ -122,12 +151,15 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
               help="Also write the results as JSON here.")
 @WORKERS
 @TIMEOUT
+@EXECUTOR
+@RAY_ADDRESS
 def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: str | None,
-                 json_out: Path | None, workers: int, timeout: float) -> None:
+                 json_out: Path | None, workers: int | None, timeout: float, executor: str,
+                 ray_address: str | None) -> None:
     """Score one candidate on a split, beside lnd-apriori and lnd-bimodal."""
     only = [n for n in scenarios.split(",") if n] if scenarios else None
     _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
-             with_pairs=False, only=only)
+             with_pairs=False, only=only, executor=_executor_settings(executor, ray_address))
 
 
 @main.command("compare")
@@ -141,16 +173,19 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
               help="Also write the comparison as JSON here.")
 @WORKERS
 @TIMEOUT
+@EXECUTOR
+@RAY_ADDRESS
 def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
-                    revalidate: int, json_out: Path | None, workers: int, timeout: float) -> None:
+                    revalidate: int, json_out: Path | None, workers: int | None, timeout: float,
+                    executor: str, ray_address: str | None) -> None:
     """Compare routers pair by pair on held-out scenarios (and against lnd)."""
     _compare(corpus, split, list(candidates), json_out, workers, timeout, revalidate,
-             with_pairs=True)
+             with_pairs=True, executor=_executor_settings(executor, ray_address))
 
 
 def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
-             workers: int, timeout: float, revalidate: int, *, with_pairs: bool,
-             only: list[str] | None = None) -> None:
+             workers: int | None, timeout: float, revalidate: int, *, with_pairs: bool,
+             executor: ExecutorSettings, only: list[str] | None = None) -> None:
     if corpus is None:
         _fail("--corpus is required")
     names = _router_names(files)
@@ -168,8 +203,10 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     if not examples:
         _fail(f"{corpus}/{split} holds no scenario")
     sources = {name: path.read_text() for name, path in zip(names, files, strict=True)}
-    references = LndReferences()
-    evaluator = Evaluator(references, timeout=timeout)
+    runs_on = open_executor(executor, say=lambda m: click.echo(m, err=True))
+    workers = workers or runs_on.slots()
+    references = LndReferences(ReferenceCache(executor=runs_on))
+    evaluator = Evaluator(references, timeout=timeout, executor=runs_on)
     started = time.monotonic()
     click.echo(f"{len(sources)} candidate(s) on {len(examples)} {split} scenarios"
                + (f" × {revalidate + 1} seeds" if revalidate else "") + " …", err=True)

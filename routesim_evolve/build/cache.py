@@ -39,7 +39,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from routesim_evolve.build.allowlist import Finding, check_source
-from routesim_evolve.build.fsutil import atomic_write, file_lock
+from routesim_evolve.build.fsutil import atomic_write, evict_oldest, file_lock
 from routesim_evolve.build.gomodule import (
     CANDIDATE_SLOT,
     NOLND_TAG,
@@ -387,16 +387,12 @@ class BinaryCache:
         """Delete the least recently used binaries past the bound."""
         entries = [p for p in (self.root / "bin").glob("*/*") if p.is_file()
                    and not p.name.startswith(".") and "." not in p.name]
-        total = sum(p.stat().st_size for p in entries)
-        if total <= self.limits.binaries_bytes:
-            return
-        for binary in sorted(entries, key=lambda p: p.stat().st_mtime):
-            size = binary.stat().st_size
-            binary.unlink(missing_ok=True)
-            binary.with_name(binary.name + ".sha256").unlink(missing_ok=True)
-            total -= size
-            if total <= self.limits.binaries_bytes:
-                return
+        evict_oldest(entries, self.limits.binaries_bytes, _remove_binary)
+
+
+def _remove_binary(binary: Path) -> None:
+    binary.unlink(missing_ok=True)
+    binary.with_name(binary.name + ".sha256").unlink(missing_ok=True)
 
 
 class _GoRun(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,3 +40,17 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def evict_oldest(
+    files: list[Path], bound_bytes: int, remove: Callable[[Path], None]
+) -> None:
+    """`remove` the least recently modified of `files` until their total
+    size is within `bound_bytes` (callers touch a file when they use it)."""
+    sized = [(p, p.stat()) for p in files]
+    total = sum(st.st_size for _, st in sized)
+    for path, st in sorted(sized, key=lambda item: item[1].st_mtime):
+        if total <= bound_bytes:
+            return
+        remove(path)
+        total -= st.st_size

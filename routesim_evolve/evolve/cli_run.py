@@ -18,13 +18,14 @@ from routesim_evolve.reflect.factory import BackendUnavailable
 from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack, read_lessons
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
 from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
+from routesim_evolve.simulate.executor import ExecutorSettings
 
 
 def run_evolution(
     *, corpus: Path, degraded: bool, seed_file: Path | None, name: str | None, runs_dir: Path,
-    max_evals: int | None, max_proposals: int | None, workers: int,
+    max_evals: int | None, max_proposals: int | None, workers: int | None,
     reflection: tuple[str, ...], adaptive: bool, plateau_evals: int | None,
-    prompts_dir: Path | None, rng_seed: int, timeout: float,
+    prompts_dir: Path | None, rng_seed: int, timeout: float, executor: ExecutorSettings,
 ) -> None:
     """Run one evolution and print where the best candidate is and how it did."""
     try:
@@ -40,7 +41,7 @@ def run_evolution(
         corpus=corpus, run_dir=runs_dir / run_name, degraded=degraded, seed_file=seed_file,
         max_evals=max_evals, max_proposals=max_proposals, max_concurrency=workers,
         seed=rng_seed, adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
-        reflection=[str(s) for s in specs],
+        reflection=[str(s) for s in specs], executor=executor,
     )
     try:
         proposers = build_proposers(specs, pack, corpus, seed=rng_seed)

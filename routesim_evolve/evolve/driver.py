@@ -10,7 +10,6 @@ reloads its state and our evaluation cache answers every pair already run.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -40,6 +39,8 @@ from routesim_evolve.report.heldout import (
     render_table,
 )
 from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
+from routesim_evolve.simulate.executor import ExecutorSettings, open_executor
+from routesim_evolve.simulate.reference import ReferenceCache
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,8 @@ class EvolveSettings(BaseModel):
     seed_file: Path | None = None
     max_evals: int | None = Field(default=None, description="metric calls; None: 20 × |val|")
     max_proposals: int | None = None
-    max_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    max_concurrency: int | None = Field(default=None,
+                                        description="None: the executor's slots (cores)")
     minibatch: int = 3
     seed: int = 0
     adaptive: bool = True
@@ -61,6 +63,7 @@ class EvolveSettings(BaseModel):
     timeout: float = 60.0
     memory: int = 1 << 30
     reflection: list[str] = Field(default_factory=lambda: ["offline"])
+    executor: ExecutorSettings = ExecutorSettings()
 
 
 class RunSummary(BaseModel):
@@ -104,15 +107,17 @@ def evolve(
     for note in seed.notes:
         say(note)
 
-    references = LndReferences()
+    executor = open_executor(settings.executor, say=say)
+    workers = settings.max_concurrency or executor.slots()
+    references = LndReferences(ReferenceCache(executor=executor))
     evaluator = Evaluator(references, cache_dir=run_dir / "evals", runner=runner,
-                          timeout=settings.timeout, memory=settings.memory)
+                          timeout=settings.timeout, memory=settings.memory, executor=executor)
     minibatch = min(settings.minibatch, len(train))
     budget = EvalBudget(settings.max_evals or 20 * len(val), minibatch=minibatch,
                         val_size=len(val), spent=evaluator.recorded_runs)
     say(f"lnd reference results for {len(train) + len(val) + len(test)} scenarios "
         "(computed once, then cached)…")
-    references.precompute([*train, *val, *test], workers=settings.max_concurrency, say=say)
+    references.precompute([*train, *val, *test], workers=workers, say=say)
     plateau = settings.plateau_evals or 5 * len(val)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau,
                                   spent=evaluator.recorded_runs)
@@ -133,8 +138,8 @@ def evolve(
             # train and val ids when both are given, so it stays off.
             cache_evaluation=False,
             raise_on_exception=False,
-            parallel=settings.max_concurrency > 1,
-            max_workers=settings.max_concurrency,
+            parallel=workers > 1,
+            max_workers=workers,
             frontier_type="hybrid",
             track_best_outputs=False,
             display_progress_bar=False,
@@ -175,8 +180,7 @@ def evolve(
 
     say(f"scoring best, seed and lnd on {len(test)} held-out test scenarios…")
     comparison = compare_routers(
-        {"best": best, "seed": seed.source}, test, evaluator, references,
-        workers=settings.max_concurrency,
+        {"best": best, "seed": seed.source}, test, evaluator, references, workers=workers,
     )
     summary = RunSummary(
         run_dir=run_dir,

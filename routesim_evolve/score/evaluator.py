@@ -27,6 +27,7 @@ from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
 from routesim_evolve.score.determinism import DeterminismCheck
 from routesim_evolve.score.feedback import describe_result
 from routesim_evolve.score.invariants import result_violations
+from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE, ReferenceCache
 from routesim_evolve.simulate.result import Result
@@ -100,6 +101,7 @@ class Evaluator:
         timeout: float = 60.0,
         memory: int = 1 << 30,
         runner: Runner | None = None,
+        executor: Executor = LOCAL,
     ) -> None:
         self._references = references
         self._cache_dir = cache_dir
@@ -107,7 +109,8 @@ class Evaluator:
         self._determinism = DeterminismCheck(cache_dir)
         self._rules_lock = threading.Lock()
         self._run: Runner = runner or (
-            lambda source, path: run_candidate(source, path, timeout=timeout, memory=memory)
+            lambda source, path: run_candidate(source, path, timeout=timeout, memory=memory,
+                                               executor=executor)
         )
 
     def __call__(self, candidate: str, example: ScenarioExample) -> tuple[float, dict[str, Any]]:

@@ -21,9 +21,10 @@ import orjson
 from routesim_evolve.build.cache import BinaryCache, default_cache
 from routesim_evolve.build.fsutil import atomic_write, file_lock
 from routesim_evolve.build.gomodule import module_fingerprint
+from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.result import Result
-from routesim_evolve.simulate.sandbox import GIB, SandboxLimits, run_binary
+from routesim_evolve.simulate.sandbox import GIB, SandboxLimits
 
 #: lnd's reference routers, as routers_reference.go registers them.
 LND_ROUTERS = ("lnd-apriori", "lnd-bimodal")
@@ -82,8 +83,11 @@ class ReferenceCache:
         root: Path | None = None,
         limits: SandboxLimits = REFERENCE_LIMITS,
         tags: tuple[str, ...] = (),
+        executor: Executor = LOCAL,
     ) -> None:
         self.binaries = binaries or default_cache()
+        # Where the runs happen; the binary is built and the results kept here.
+        self.executor = executor
         # Tags of the reference build: none links lnd in. Tests pass
         # routesim_nolnd to check the caching with --router candidate.
         self.tags = tags
@@ -116,7 +120,8 @@ class ReferenceCache:
             if (known := _read_cached(path)) is not None:
                 return known
             self.runs += 1
-            outcome = run_binary(self.binary(), scenario, router=router, limits=self.limits)
+            outcome = self.executor.run_binary(self.binary(), scenario, router=router,
+                                               limits=self.limits)
             if not outcome.ok or outcome.result is None:
                 raise ReferenceRunError(outcome)
             atomic_write(path, outcome.result.model_dump_json().encode())

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from routesim_evolve.build.cache import BinaryCache, BuildStatus, default_cache
 from routesim_evolve.build.gomodule import GoToolchainError
+from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
-from routesim_evolve.simulate.sandbox import GIB, SandboxLimits, run_binary
+from routesim_evolve.simulate.sandbox import GIB, SandboxLimits
 
 _BUILD_STATUS = {
     BuildStatus.REJECTED: RunStatus.REJECTED,
@@ -24,12 +25,14 @@ def run_candidate(
     gomaxprocs: int = 1,
     cache: BinaryCache | None = None,
     limits: SandboxLimits | None = None,
+    executor: Executor = LOCAL,
 ) -> RunOutcome:
     """Build the candidate `source` (the whole candidate_impl.go) and run it
     on one scenario. `timeout` is wall-clock seconds, `memory` the heap budget
     in bytes; `limits`, when given, overrides both. Never raises for anything
     the candidate does; a build that fails becomes a score-0 outcome with the
-    compiler's or the allow-list's message as feedback."""
+    compiler's or the allow-list's message as feedback. The build happens
+    here; `executor` runs the binary (on this machine, or a Ray cluster)."""
     scenario = str(Path(scenario_path).resolve())
     try:
         build = (cache or default_cache()).build(source)
@@ -41,5 +44,5 @@ def run_candidate(
         status = _BUILD_STATUS.get(build.status, RunStatus.INTERNAL)
         return RunOutcome(status=status, scenario=scenario, feedback=build.message, build=build)
     limits = limits or SandboxLimits(timeout_s=timeout, memory_bytes=memory, gomaxprocs=gomaxprocs)
-    outcome = run_binary(build.binary, Path(scenario), limits=limits, source=source)
+    outcome = executor.run_binary(build.binary, Path(scenario), limits=limits, source=source)
     return outcome.model_copy(update={"build": build})
