@@ -159,6 +159,20 @@ def test_without_ray_it_says_so_and_runs_locally(monkeypatch: pytest.MonkeyPatch
     assert "running on the local pool" in said[0]
 
 
+def test_a_refused_token_is_named_with_its_fix(monkeypatch: pytest.MonkeyPatch):
+    def refused(address: str | None) -> RayExecutor:
+        try:
+            raise RuntimeError("Failed to connect to GCS: InvalidAuthToken: token is missing")
+        except RuntimeError as exc:
+            raise ConnectionError(f"Failed to connect to Ray cluster at {address}") from exc
+
+    monkeypatch.setattr("routesim_evolve.simulate.ray_executor.connect", refused)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    said: list[str] = []
+    assert open_executor(ExecutorSettings(kind=ExecutorKind.RAY), say=said.append) is LOCAL
+    assert len(said) == 1 and "refused this machine's token: set RAY_AUTH_MODE=token" in said[0]
+
+
 def test_ray_address_needs_the_ray_executor():
     res = CliRunner().invoke(main, ["eval", "--corpus", str(REPO / "corpus"), str(SEED),
                                     "--ray-address", "head:6379"])

@@ -117,11 +117,25 @@ def open_executor(settings: ExecutorSettings, *, say: Callable[[str], None]) -> 
     try:
         executor = connect(address)
     except Exception as exc:  # Ray raises many kinds; any of them means no cluster
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        say(f"--executor ray: could not start or join Ray ({first}): running on the local pool")
+        say(f"--executor ray: could not start or join Ray ({_why_not(exc)}): "
+            "running on the local pool")
         return LOCAL
     say(f"--executor ray: {executor.describe()}")
     return executor
+
+
+def _why_not(exc: BaseException) -> str:
+    """ray.init's failure in a few words; a refused token in the words
+    that say how to fix it."""
+    chain: list[BaseException] = [exc]
+    while (cause := chain[-1].__cause__ or chain[-1].__context__) and len(chain) < 8:
+        chain.append(cause)
+    if any("InvalidAuthToken" in str(e) or type(e).__name__ == "AuthenticationError"
+           for e in chain):
+        return ("the cluster refused this machine's token: set RAY_AUTH_MODE=token and give "
+                "it the cluster's token, see docs/ray.md")
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def unreachable(address: str) -> str | None:
