@@ -42,9 +42,9 @@ class ExecutorSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: ExecutorKind = ExecutorKind.LOCAL
-    #: A Ray cluster's address (HOST:PORT of its head, or ray://HOST:PORT);
-    #: None: $RAY_ADDRESS, else a cluster started here by `ray start`, else
-    #: a new Ray instance on this machine.
+    #: A Ray cluster's address (HOST:PORT of its head); None: $RAY_ADDRESS,
+    #: else a cluster started here by `ray start`, else a new Ray instance
+    #: on this machine.
     ray_address: str | None = None
 
     @model_validator(mode="after")
@@ -56,8 +56,6 @@ class ExecutorSettings(BaseModel):
 
 class Executor(Protocol):
     """Runs a routesim binary on a scenario in the sandbox (sandbox.run_binary)."""
-
-    name: str
 
     def run_binary(
         self,
@@ -76,8 +74,6 @@ class Executor(Protocol):
 
 class LocalExecutor:
     """Runs on this machine, in the caller's thread."""
-
-    name = "local"
 
     def run_binary(
         self,

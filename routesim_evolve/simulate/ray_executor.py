@@ -81,8 +81,6 @@ def connect(address: str | None) -> RayExecutor:
 class RayExecutor:
     """Runs on the Ray cluster this process has joined."""
 
-    name = "ray"
-
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._binaries: collections.OrderedDict[tuple[str, int, int], Shipped] = (
