@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the project needs, from the package registries only:
 # the Python package with its test tools and Ray (the dev extra: the Ray
-# executor's test runs by default; Ray adds about 20 s to a fresh install),
+# executor's test runs by default; Ray added 9-22 s to a fresh pip install, measured),
 # and every Go module the builds, the tests and the prompt's `go doc`
 # extraction read. After this, nothing
 # the main job or the test suite does fetches anything (they run Go with
