@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Install everything the project needs, from the package registries only:
-# the Python package with its test tools and Ray (the dev extra: the Ray
-# executor's test runs by default; Ray added 9-22 s to a fresh pip install, measured),
-# and every Go module the builds, the tests and the prompt's `go doc`
-# extraction read. After this, nothing
-# the main job or the test suite does fetches anything (they run Go with
-# GOPROXY=off).
+# the Python package with its test tools and Ray (in the dev extra, as the
+# Ray executor's test runs by default; Ray added 9-22 s to a fresh pip
+# install), and every Go module the builds, the tests and the prompt's
+# `go doc` extraction read. After this, nothing the main job or the test
+# suite does fetches anything (they run Go with GOPROXY=off).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
