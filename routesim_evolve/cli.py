@@ -21,6 +21,7 @@ from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.load import CorpusError, load_manifest, load_split
+from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
     compare_routers,
     examples_of,
@@ -72,9 +73,23 @@ def _fail(message: str) -> None:
 @WORKERS
 @click.option("--reflection-lm", "reflection", multiple=True,
               help="Proposer: anthropic:MODEL[:EFFORT], openai:MODEL[:EFFORT], "
-                   "claude:MODEL[:EFFORT], codex:MODEL[:EFFORT] or offline. Repeat to give "
-                   "the rotation order. Default: detected (an API key, else an agent CLI, "
-                   "else offline).")
+                   "openai-compatible:MODEL@URL, claude:MODEL[:EFFORT], codex:MODEL[:EFFORT] "
+                   "(any but the last two may end in @URL for a gateway) or offline. Repeat "
+                   "to give the rotation order. Default: detected (an API key, else an agent "
+                   "CLI, else offline). See docs/llm.md.")
+@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), metavar="USD",
+              help="Stop the run cleanly once its LM replies have cost this much "
+                   "(checked between iterations).")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Price table (JSON, docs/llm.md) whose entries override the bundled one.")
+@click.option("--cache-ttl", type=click.Choice(["5m", "1h"]),
+              default=BackendOptions.model_fields["cache_ttl"].default, show_default=True,
+              help="How long Anthropic keeps the cached prompt prefix; 1h pays when "
+                   "iterations take longer than five minutes.")
+@click.option("--lm-idle-timeout", type=click.FloatRange(min=1),
+              default=BackendOptions.model_fields["idle_timeout"].default, show_default=True,
+              help="Seconds an LM request or agent may go without progress before it is "
+                   "retried.")
 @click.option("--adaptive/--no-adaptive", default=True, show_default=True,
               help="Rotate to the next proposer when val stops improving.")
 @click.option("--plateau-evals", type=click.IntRange(min=1),
@@ -90,7 +105,9 @@ def _fail(message: str) -> None:
 def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Path | None,
          name: str | None, runs_dir: Path, max_evals: int | None, max_proposals: int | None,
          workers: int, reflection: tuple[str, ...], adaptive: bool, plateau_evals: int | None,
-         prompts_dir: Path | None, rng_seed: int, timeout: float, verbose: bool) -> None:
+         prompts_dir: Path | None, rng_seed: int, timeout: float, verbose: bool,
+         max_cost: float | None, prices: Path | None, cache_ttl: str,
+         lm_idle_timeout: float) -> None:
     """Evolve a Lightning payment router with GEPA, scored against lnd.
 
     Without a command: evolve from the seed on the corpus's train split,
@@ -109,7 +126,9 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         corpus=corpus, degraded=degraded, seed_file=seed_file, name=name, runs_dir=runs_dir,
         max_evals=max_evals, max_proposals=max_proposals, workers=workers,
         reflection=reflection, adaptive=adaptive, plateau_evals=plateau_evals,
-        prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout,
+        prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout, max_cost=max_cost,
+        prices=prices,
+        lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
     )
 
 
@@ -197,6 +216,29 @@ def _router_names(files: list[Path]) -> list[str]:
             name = f"{f.parent.name}/{name}" if "/" not in name else name + "'"
         names.append(name)
     return names
+
+
+@main.command("agent-eval")
+@click.option("--run-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              required=True, help="The run whose settings score the candidate.")
+@click.option("--references", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              required=True, help="The trusted cache holding lnd's reference results.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              required=True, help="Append one JSON line per evaluation here.")
+@click.option("--scenarios", default="", help="Train scenarios (comma-separated; default all).")
+@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def agent_eval_command(run_dir: Path, references: Path, log_path: Path, scenarios: str,
+                       candidate: Path) -> None:
+    """Score an agent's edit on the minibatch (run by an agentic proposer's
+    eval_minibatch.sh; see docs/llm.md)."""
+    from routesim_evolve.evolve.agent_eval import AgentEvalError, agent_eval
+
+    names = [n for n in scenarios.split(",") if n]
+    try:
+        agent_eval(run_dir, names, candidate.read_text(), references_root=references,
+                   log_path=log_path, say=click.echo)
+    except (AgentEvalError, CorpusError) as exc:
+        _fail(str(exc))
 
 
 main.add_command(corpus_command)

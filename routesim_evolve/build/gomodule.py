@@ -157,3 +157,14 @@ def module_fingerprint(go_dir: Path | None = None, *, include_candidate: bool = 
     with _fingerprints_lock:
         _fingerprints[memo_key] = fingerprint
     return fingerprint
+
+
+@functools.cache
+def go_env(name: str) -> str:
+    """One `go env` value (e.g. GOMODCACHE) as builds here see it."""
+    try:
+        out = subprocess.run([go_binary(), "env", name], capture_output=True, text=True,
+                             check=True, timeout=60, env=build_env())
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GoToolchainError(f"`go env {name}` failed: {exc}") from exc
+    return out.stdout.strip()

@@ -18,6 +18,7 @@ import orjson
 
 from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.evolve.budget import EvalBudget
+from routesim_evolve.reflect.cost import Charge, CostLedger
 from routesim_evolve.score.evaluator import candidate_hash
 
 Status = Callable[[], str]
@@ -33,6 +34,7 @@ class RunLog:
         budget: EvalBudget,
         status: Status | None = None,
         stream: TextIO | None = None,
+        ledger: CostLedger | None = None,
     ) -> None:
         self.run_dir = run_dir
         self.path = run_dir / "log.jsonl"
@@ -44,6 +46,10 @@ class RunLog:
         self._started = time.monotonic()
         self.best_val: float | None = None
         self.candidates_dir.mkdir(parents=True, exist_ok=True)
+        self.ledger = ledger
+        self._cost_at_iteration_start = ledger.total_usd if ledger else 0.0
+        if ledger is not None:
+            ledger.on_charge = self._charged
 
     # Writing -------------------------------------------------------------
 
@@ -65,9 +71,10 @@ class RunLog:
     def progress(self, note: str = "") -> None:
         best = "—" if self.best_val is None else f"{self.best_val:.4f}"
         elapsed = time.monotonic() - self._started
+        cost = f"cost {self.ledger.describe()}  " if self.ledger and self.ledger.replies else ""
         line = (
             f"[{elapsed:6.0f}s] evals {self.budget.used}/{self.budget.limit}  best val {best}  "
-            f"{self._status()}  {note}"
+            f"{cost}{self._status()}  {note}"
         ).rstrip()
         print(line, file=self._stream, flush=True)
 
@@ -116,7 +123,20 @@ class RunLog:
 
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         verdict = "accepted" if event["proposal_accepted"] else "not better"
-        self.progress(f"iteration {event['iteration']}: {verdict}")
+        note = f"iteration {event['iteration']}: {verdict}"
+        if self.ledger is not None and self.ledger.replies:
+            spent = self.ledger.total_usd - self._cost_at_iteration_start
+            self._cost_at_iteration_start = self.ledger.total_usd
+            self.event("cost", iteration=event["iteration"], iteration_usd=round(spent, 6),
+                       total_usd=round(self.ledger.total_usd, 6),
+                       unpriced=sorted(self.ledger.unpriced))
+            note += f" (+${spent:.2f})"
+        self.progress(note)
+
+    def _charged(self, charge: Charge) -> None:
+        """Every LM reply's tokens and price, as the back-end reported them."""
+        self.event("lm_usage", backend=charge.backend, model=charge.model,
+                   cost_usd=charge.cost_usd, **charge.usage.model_dump(exclude_none=True))
 
     def on_error(self, event: Mapping[str, Any]) -> None:
         self.event("error", iteration=event["iteration"], error=repr(event["exception"]),

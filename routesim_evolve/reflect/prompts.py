@@ -10,12 +10,11 @@ feedback) comes last.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from pydantic import BaseModel
 
 from routesim_evolve.build.allowlist import load_allowlist
 from routesim_evolve.build.fsutil import atomic_write
@@ -24,6 +23,7 @@ from routesim_evolve.build.gomodule import module_fingerprint as go_fingerprint
 from routesim_evolve.corpus.manifest import ArenaRates, Manifest
 from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.score.axes import EFFICIENCY_WEIGHT
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 DEFAULT_PACK = Path(__file__).resolve().parents[2] / "prompts" / "default"
 # What earlier champions learned, one "- " bullet a lesson; the background
@@ -45,13 +45,6 @@ CONTRACT_DOCS: tuple[tuple[str, ...], ...] = (
 
 class PromptError(Exception):
     """The prompt cannot be rendered (e.g. --degraded without an attribution arena)."""
-
-
-class FeedbackItem(BaseModel):
-    """One minibatch example as the reflection model sees it."""
-
-    title: str
-    text: str
 
 
 def contract_doc(go_dir: Path | None = None) -> str:
@@ -116,12 +109,12 @@ class PromptPack:
         return "\n\n".join(self._env.get_template(n).render(self.context).strip() for n in names)
 
     def render(
-        self, candidate: str, feedback: Sequence[FeedbackItem], *, note: str | None = None
+        self, candidate: str, feedback: Sequence[ScenarioFeedback], *, note: str | None = None
     ) -> PromptParts:
         """The prompt for one proposal; `note` tells the model about its
         previous reply (e.g. that it changed nothing)."""
         dynamic = self._env.get_template("iteration.md.j2").render(
-            candidate=candidate.strip(), feedback=[f.model_dump() for f in feedback], note=note
+            candidate=candidate.strip(), feedback=[_template_item(f) for f in feedback], note=note
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
 
@@ -191,10 +184,6 @@ def _fee_limit_text(rates: ArenaRates) -> str:
     return f"{rates.fee_limit_base_msat:,} msat + {rates.fee_limit_ppm:,.0f} ppm of the amount"
 
 
-def feedback_items(reflective_dataset: Sequence[Mapping[str, Any]]) -> list[FeedbackItem]:
-    """Our side info entries (as GEPA hands them to a proposer) as prompt items."""
-    items = []
-    for i, entry in enumerate(reflective_dataset):
-        title = str(entry.get("Scenario") or f"example {i + 1}")
-        items.append(FeedbackItem(title=title, text=str(entry.get("Feedback", "")).strip()))
-    return items
+def _template_item(feedback: ScenarioFeedback) -> dict[str, Any]:
+    """A feedback as the templates see it: every field, plus `title`."""
+    return {**feedback.model_dump(mode="json"), "title": feedback.title}
