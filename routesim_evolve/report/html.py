@@ -30,7 +30,7 @@ from routesim_evolve.report.rundir import (
     load_run,
 )
 from routesim_evolve.report.sizes import size_buckets
-from routesim_evolve.score.evaluator import LndReferences, ScenarioExample
+from routesim_evolve.score.evaluator import LndReferences, References, ScenarioExample
 from routesim_evolve.simulate.result import PaymentResult
 
 _ENV = jinja2.Environment(
@@ -42,9 +42,13 @@ _ENV = jinja2.Environment(
 )
 
 
-def render_run_report(run_dir: Path, corpus: Path | None = None) -> str:
+def render_run_report(
+    run_dir: Path, corpus: Path | None = None, references: References | None = None
+) -> str:
     """The page of one run dir. The corpus (settings.json's unless given)
-    tells which evaluations are val and test."""
+    tells which evaluations are val and test; lnd's and the oracle's results
+    come from `references` (default: the reference cache, where the run put
+    them)."""
     run = load_run(run_dir)
     corpus = corpus or run.settings.corpus
     val, test = _split(corpus, run_dir, "val"), _split(corpus, run_dir, "test")
@@ -65,7 +69,8 @@ def render_run_report(run_dir: Path, corpus: Path | None = None) -> str:
     if run.summary is not None:
         context["heldout"] = heldout_context(run.summary.test)
         sources = {"best": run.best_source, "seed": run.seed_source}
-        context["sizes"] = sizes_context(run, sources, test, run.summary.test.routers)
+        context["sizes"] = sizes_context(run, sources, test, run.summary.test.routers,
+                                         references or LndReferences().with_oracle())
     return _ENV.get_template("run.html.j2").render(**context)
 
 
@@ -94,16 +99,15 @@ def heldout_context(comparison: Comparison) -> dict[str, Any]:
 
 def sizes_context(
     run: RunRecord, sources: Mapping[str, str], test: list[ScenarioExample],
-    routers: Sequence[str],
+    routers: Sequence[str], references: References,
 ) -> dict[str, Any]:
     """Success, attempts and fees by payment size on held-out test: the
     candidates from the run's evaluations, lnd and the oracle from the
-    reference cache (where the run put them)."""
+    references."""
     payments: dict[str, list[PaymentResult]] = {}
     for name, source in sources.items():
         evals = candidate_evaluations(run.run_dir, source, test)
         payments[name] = [p for ev in evals if ev.result for p in ev.result.payments]
-    references = LndReferences().with_oracle()
     for ex in test:
         for router, result in references.results(ex).items():
             payments.setdefault(router, []).extend(result.payments)
