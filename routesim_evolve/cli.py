@@ -3,6 +3,7 @@
     python -m routesim_evolve --corpus corpus [--degraded] [--seed-file F] [--name N]
     python -m routesim_evolve eval --corpus corpus --split val FILE.go
     python -m routesim_evolve compare --corpus corpus --split test A.go B.go [--revalidate N]
+    python -m routesim_evolve report RUN_DIR [--out FILE.html]
     python -m routesim_evolve corpus generate --out corpus ...
 """
 
@@ -23,6 +24,7 @@ from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.load import CorpusError, load_manifest, load_split
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
+    Comparison,
     compare_routers,
     examples_of,
     render_pairs,
@@ -158,18 +160,47 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
               help="Also run N reseeded copies of each scenario (each one more paired sample).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the comparison as JSON here.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the tables and plots as one self-contained HTML page here.")
 @WORKERS
 @TIMEOUT
 def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
-                    revalidate: int, json_out: Path | None, workers: int, timeout: float) -> None:
+                    revalidate: int, json_out: Path | None, html_out: Path | None, workers: int,
+                    timeout: float) -> None:
     """Compare routers pair by pair on held-out scenarios (and against lnd)."""
-    _compare(corpus, split, list(candidates), json_out, workers, timeout, revalidate,
-             with_pairs=True)
+    comparison = _compare(corpus, split, list(candidates), json_out, workers, timeout,
+                          revalidate, with_pairs=True)
+    if html_out is not None:
+        from routesim_evolve.report.html import render_compare_report
+
+        title = f"{' vs '.join(comparison.routers)} on {corpus}/{split}"
+        _write_page(html_out, render_compare_report(comparison, title))
+
+
+@main.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the page.  [default: RUN_DIR/report.html]")
+@click.option("--corpus", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The run's corpus, if not where RUN_DIR/settings.json says.")
+def report_command(run_dir: Path, out: Path | None, corpus: Path | None) -> None:
+    """Write a run's report as one self-contained HTML page (figures embedded)."""
+    from routesim_evolve.report.html import render_run_report
+
+    _write_page(out or run_dir / "report.html", render_run_report(run_dir, corpus))
+
+
+def _write_page(path: Path, html: str) -> None:
+    try:
+        path.write_text(html)
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror}; choose another path")
+    click.echo(f"wrote {path}", err=True)
 
 
 def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
              workers: int, timeout: float, revalidate: int, *, with_pairs: bool,
-             only: list[str] | None = None) -> None:
+             only: list[str] | None = None) -> Comparison:
     if corpus is None:
         _fail("--corpus is required")
     names = _router_names(files)
@@ -205,6 +236,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
         json_out.write_bytes(orjson.dumps(comparison.model_dump(mode="json"),
                                           option=orjson.OPT_INDENT_2))
         click.echo(f"\nwrote {json_out}", err=True)
+    return comparison
 
 
 def _router_names(files: list[Path]) -> list[str]:
