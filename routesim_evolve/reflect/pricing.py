@@ -9,6 +9,7 @@ its own cost.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from routesim_evolve.reflect.usage import Usage
 
 PER_MILLION = 1_000_000.0
+# A snapshot date at the end of a model id.
+_DATED = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
 class Price(BaseModel):
@@ -58,11 +61,13 @@ class PriceTable(BaseModel):
     models: dict[str, Price]
 
     def price(self, model: str | None) -> Price | None:
-        """The entry of the longest key `model` starts with, if any."""
+        """The entry of `model`, or of its undated name for a dated snapshot
+        (`claude-opus-4-5-20251101`, `gpt-5-2025-08-07`). Nothing looser:
+        `gpt-5` is not the price of `gpt-5.5` or `gpt-5-mini`."""
         if not model:
             return None
-        keys = [k for k in self.models if model.startswith(k)]
-        return self.models[max(keys, key=len)] if keys else None
+        base = _DATED.sub("", model)
+        return self.models.get(model) or self.models.get(base)
 
     def cost(self, model: str | None, usage: Usage) -> float | None:
         """The tool's own figure when it gave one, else ours, else None."""
