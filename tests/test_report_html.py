@@ -44,8 +44,10 @@ def test_report_has_every_section_with_the_runs_figures(run_dir: Path):
                     r"<td>claude:opus</td><td>accepted</td>", html)
     assert row, "the child's lineage row"
     assert "<td>offline</td><td>rejected</td>" in html
-    # Cost: the log's per-proposal cost fields, summed.
-    assert f"{sum(COST_USD):.4f}" in html and "not recorded" not in html
+    # Cost: the log's per-reply lm_usage events, summed, unpriced ones named.
+    assert f"${sum(COST_USD):.2f} + unpriced replies of openai:gpt-5.5" in html
+    assert ">3<" in html and ">1050<" in html  # replies, output tokens
+    assert "No LM replies recorded" not in html
     # Held-out: the arena table's headroom, as heldout computes it.
     summary = RunSummary.model_validate_json((run_dir / "report.json").read_bytes())
     all_best = next(r for r in arena_rows(summary.test) if (r.arena, r.router) == ("all", "best"))
@@ -72,10 +74,11 @@ def test_a_run_in_progress_reports_what_it_has(tiny_corpus: Path, tmp_path: Path
     assert len(_pngs(html)) == 3  # val curve, lineage, Pareto
 
 
-def test_no_cost_field_says_not_recorded(run_dir: Path):
+def test_a_run_without_lm_replies_says_so(run_dir: Path):
     log = run_dir / "log.jsonl"
-    log.write_text(re.sub(r', "cost_usd": [0-9.]+', "", log.read_text()))
-    assert "not recorded" in render_run_report(run_dir, references=MemoryReferences())
+    log.write_text("".join(line + "\n" for line in log.read_text().splitlines()
+                           if '"lm_usage"' not in line))
+    assert "No LM replies recorded" in render_run_report(run_dir, references=MemoryReferences())
 
 
 def test_compare_page_has_the_tables_and_figures(run_dir: Path):

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.evolve.driver import EvolveSettings, RunSummary
+from routesim_evolve.reflect.usage import Usage
 from routesim_evolve.score.axes import AXES
 from routesim_evolve.score.evaluator import Evaluation, ScenarioExample
 from routesim_evolve.score.evaluator import _candidate_id as eval_folder  # the cache's layout
@@ -61,10 +62,17 @@ class ValPoint(BaseModel):
 
 
 class CostRecord(BaseModel):
-    """Cost fields found in the log: name → total (sums of per-event fields,
-    the last value of running totals)."""
+    """What the run's LM replies cost, from its `lm_usage` events (one per
+    reply, written by the cost ledger; see docs/llm.md)."""
 
-    fields: dict[str, float] = {}
+    replies: int = 0
+    total_usd: float = 0.0
+    unpriced: list[str] = []  # back-ends whose replies had no price
+    usage: Usage = Usage()
+
+    @property
+    def recorded(self) -> bool:
+        return self.replies > 0
 
 
 class AxisPoint(BaseModel):
@@ -124,7 +132,7 @@ def load_run(run_dir: Path) -> RunRecord:
         seed_id=seed_id,
         candidates=candidates,
         val_points=val_points(events, call_times),
-        cost=cost_fields(events),
+        cost=cost_record(events),
         seed_source=candidate_source(run_dir, seed_id),
         best_source=best_source,
         summary=summary,
@@ -221,17 +229,23 @@ def val_points(events: list[LogEvent], call_times: list[float]) -> list[ValPoint
     return points
 
 
-def cost_fields(events: list[LogEvent]) -> CostRecord:
-    """Numeric fields whose name holds "cost": running totals (named …_total
-    or …so_far) keep their last value, the others are summed."""
-    fields: dict[str, float] = {}
+def cost_record(events: list[LogEvent]) -> CostRecord:
+    """The `lm_usage` events summed: replies, dollars, unpriced back-ends, tokens."""
+    record = CostRecord()
     for e in events:
-        for name, value in (e.model_extra or {}).items():
-            if "cost" not in name or isinstance(value, bool) or not isinstance(value, int | float):
-                continue
-            running = name.endswith(("_total", "so_far"))
-            fields[name] = float(value) if running else fields.get(name, 0.0) + float(value)
-    return CostRecord(fields=fields)
+        if e.event != "lm_usage":
+            continue
+        usage = Usage.model_validate({k: v for k, v in (e.model_extra or {}).items()
+                                      if k in Usage.model_fields})
+        cost = e.field("cost_usd")
+        record = record.model_copy(update={
+            "replies": record.replies + 1,
+            "usage": record.usage + usage,
+            "total_usd": record.total_usd + (float(cost) if cost is not None else 0.0),
+            "unpriced": (record.unpriced if cost is not None
+                         else sorted({*record.unpriced, str(e.field("backend"))})),
+        })
+    return record
 
 
 def candidate_source(run_dir: Path, cid: str) -> str:
