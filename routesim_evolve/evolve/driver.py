@@ -130,8 +130,8 @@ def evolve(
     plateau = settings.plateau_evals or 5 * len(val)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau,
                                   spent=evaluator.recorded_runs)
-    runlog = RunLog(run_dir, budget=budget, status=lambda: f"proposer {dispatcher.current.name}",
-                    stream=None, ledger=ledger)
+    runlog = RunLog(run_dir, budget=budget, proposer=lambda: dispatcher.current.name,
+                    ledger=ledger)
     search = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher,
                          ledger=ledger)
     if search.restore():
@@ -174,13 +174,16 @@ def evolve(
     say(f"evolving from {seed.origin} with {', '.join(p.name for p in proposers)}: "
         f"{len(train)} train, {len(val)} val scenarios, budget {budget.limit} evaluations; "
         f"run dir {run_dir}")
-    result = optimize_anything(
-        seed_candidate=seed.source,
-        evaluator=evaluator,
-        dataset=list(train),
-        valset=list(val),
-        config=config,
-    )
+    try:
+        result = optimize_anything(
+            seed_candidate=seed.source,
+            evaluator=evaluator,
+            dataset=list(train),
+            valset=list(val),
+            config=config,
+        )
+    finally:
+        runlog.close()
     if dispatcher.fatal is not None:
         raise dispatcher.fatal
     spent = budget.used

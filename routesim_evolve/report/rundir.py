@@ -22,7 +22,7 @@ from routesim_evolve.score.axes import AXES
 from routesim_evolve.score.evaluator import Evaluation, ScenarioExample
 from routesim_evolve.score.evaluator import _candidate_id as eval_folder  # the cache's layout
 
-#: The run log's proposer field reads "proposer NAME" (RunLog's status line).
+#: Run logs before the live progress display wrote the proposer as "proposer NAME".
 _PROPOSER_PREFIX = "proposer "
 
 
