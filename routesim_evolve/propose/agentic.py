@@ -22,8 +22,8 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-import routesim_evolve
 from routesim_evolve.build.gomodule import cache_root, go_env
+from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.cli_backend import AgentCLIBackend
 from routesim_evolve.reflect.prompts import PromptPack
@@ -37,9 +37,6 @@ AGENT_CACHE = "agent-sandbox"
 AGENT_LOG_DIR = "agent-log"
 AGENT_LOG = "agent-evals.jsonl"
 
-# `python -m routesim_evolve` must import this very checkout, so the script
-# runs from the folder that holds the package.
-PACKAGE_PARENT = Path(routesim_evolve.__file__).resolve().parents[1]
 
 
 class AgentWorkspace(BaseModel):
@@ -84,7 +81,8 @@ def eval_script(workspace: AgentWorkspace, names: Sequence[str]) -> str:
         "#!/bin/sh\n"
         "# Score a candidate (default ./candidate_impl.go) on this iteration's scenarios,\n"
         "# as the run scores it, beside lnd-apriori and lnd-bimodal.\n"
-        f"cd {shlex.quote(str(PACKAGE_PARENT))} || exit 1\n"
+        # `python -m routesim_evolve` must import this very checkout.
+        f"cd {shlex.quote(str(PROJECT_ROOT))} || exit 1\n"
         f'exec env {assignments} {shlex.join(cmd)} "${{1:-$OLDPWD/candidate_impl.go}}"\n'
     )
 

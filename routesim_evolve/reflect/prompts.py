@@ -18,18 +18,24 @@ import jinja2
 
 from routesim_evolve.build.allowlist import load_allowlist
 from routesim_evolve.build.fsutil import atomic_write
-from routesim_evolve.build.gomodule import build_env, cache_root, go_binary, go_module_dir
+from routesim_evolve.build.gomodule import (
+    build_env,
+    cache_root,
+    go_binary,
+    go_module_dir,
+    lnd_version,
+)
 from routesim_evolve.build.gomodule import module_fingerprint as go_fingerprint
 from routesim_evolve.corpus.manifest import ArenaRates, Manifest
+from routesim_evolve.layout import CHAMPIONS_DIR, PROMPTS_DIR
 from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.score.axes import EFFICIENCY_WEIGHT
 from routesim_evolve.score.feedback import ScenarioFeedback
 
-DEFAULT_PACK = Path(__file__).resolve().parents[2] / "prompts" / "default"
+DEFAULT_PACK = PROMPTS_DIR / "default"
 # What earlier champions learned, one "- " bullet a lesson; the background
 # template lists them.
-DEFAULT_LESSONS = Path(__file__).resolve().parents[2] / "champions" / "lessons.md"
-LND_VERSION = "v0.21.2-beta"
+DEFAULT_LESSONS = CHAMPIONS_DIR / "lessons.md"
 
 # What `go doc` shows the model: our contract package whole, and the lnd
 # types a router builds routes and reads failures with.
@@ -147,7 +153,7 @@ def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
     base = arenas.get("base") or next(iter(arenas.values()))
     every = list(arenas.values())
     ctx: dict[str, Any] = {
-        "lnd_version": LND_VERSION,
+        "lnd_version": lnd_version(),
         "degraded": degraded,
         "arenas": list(arenas),
         "efficiency_weight": EFFICIENCY_WEIGHT,
