@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import pytest
 
@@ -12,7 +11,6 @@ from routesim_evolve.reflect.base import (
     PromptParts,
     ReflectionBackend,
     RetryPolicy,
-    as_prompt,
     retry_after_seconds,
 )
 from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend, CodexCLIBackend
@@ -76,14 +74,6 @@ def test_an_unreachable_compatible_server_is_reported_by_preflight() -> None:
         backend.preflight()
 
 
-@dataclass
-class RendererParts:
-    """Stands in for the prompt renderer's own model (static + dynamic)."""
-
-    static: str
-    dynamic: str
-
-
 class Scripted:
     """A back-end that answers from a list and records the prompts."""
 
@@ -98,13 +88,13 @@ class Scripted:
         pass
 
     def complete(self, prompt: PromptParts) -> Completion:  # type: ignore[override]
-        self.prompts.append(as_prompt(prompt))
+        self.prompts.append(prompt)
         return Completion(text=self.replies.pop(0))
 
 
-def test_propose_accepts_any_static_dynamic_pair() -> None:
+def test_propose_returns_the_replys_go_file() -> None:
     backend = Scripted(["```go\npackage main\n```\n"])
-    assert propose(backend, RendererParts(static="S", dynamic="D")) == "package main\n"
+    assert propose(backend, PromptParts(static="S", dynamic="D")) == "package main\n"
     assert backend.prompts[0] == PromptParts(static="S", dynamic="D")
 
 

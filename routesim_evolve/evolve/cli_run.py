@@ -50,6 +50,7 @@ def run_evolution(
         max_evals=max_evals, max_proposals=max_proposals, max_concurrency=workers,
         seed=rng_seed, adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
         reflection=[str(s) for s in specs], lm=lm, max_cost=max_cost, prices=prices,
+        prompts=prompts_dir,
     )
     workspace = AgentWorkspace.for_run(settings.run_dir)
     try:

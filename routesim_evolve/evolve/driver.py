@@ -64,6 +64,7 @@ class EvolveSettings(BaseModel):
     timeout: float = 60.0
     memory: int = 1 << 30
     reflection: list[str] = Field(default_factory=lambda: ["offline"])
+    prompts: Path | None = Field(default=None, description="prompt pack; None: the default")
     lm: BackendOptions = BackendOptions()
     max_cost: float | None = Field(
         default=None, gt=0, description="USD; the run stops once its LM replies cost this much"

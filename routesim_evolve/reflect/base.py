@@ -59,24 +59,6 @@ class PromptParts(BaseModel):
         return "\n\n".join(parts) + "\n"
 
 
-class PromptLike(Protocol):
-    """Anything with the two prompt parts, e.g. `reflect.prompts.PromptParts`."""
-
-    @property
-    def static(self) -> str: ...
-
-    @property
-    def dynamic(self) -> str: ...
-
-
-def as_prompt(prompt: PromptLike) -> PromptParts:
-    """`prompt` as this module's PromptParts (which adds follow-up turns), so
-    the prompt renderer's own model can be passed straight in."""
-    if isinstance(prompt, PromptParts):
-        return prompt
-    return PromptParts(static=prompt.static, dynamic=prompt.dynamic)
-
-
 @runtime_checkable
 class ReflectionBackend(Protocol):
     """An LM (or agent) that answers a reflection prompt with text.
@@ -93,7 +75,7 @@ class ReflectionBackend(Protocol):
 
     def preflight(self) -> None: ...
 
-    def complete(self, prompt: PromptLike) -> Completion: ...
+    def complete(self, prompt: PromptParts) -> Completion: ...
 
 
 class UsageMeter(Protocol):
@@ -236,9 +218,8 @@ class APIBackend:
         self.meter = meter
         self._retrying = Retrying(self.name, retry, sleep, rng)
 
-    def complete(self, prompt: PromptLike) -> Completion:
-        parts = as_prompt(prompt)
-        completion = self._retrying.run(lambda: self._call(parts))
+    def complete(self, prompt: PromptParts) -> Completion:
+        completion = self._retrying.run(lambda: self._call(prompt))
         if self.meter is not None:
             self.meter.charge(self.name, self.model, completion.usage)
         return completion

@@ -43,13 +43,11 @@ from typing import Any
 
 from routesim_evolve.reflect.base import (
     BackendOptions,
-    PromptLike,
     PromptParts,
     Retrying,
     RetryPolicy,
     Sleep,
     UsageMeter,
-    as_prompt,
 )
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, gofmt_error
@@ -225,8 +223,8 @@ class AgentCLIBackend:
 
     # -- single call ------------------------------------------------------
 
-    def complete(self, prompt: PromptLike) -> Completion:
-        text = as_prompt(prompt).flat()
+    def complete(self, prompt: PromptParts) -> Completion:
+        text = prompt.flat()
         return self._retrying.run(lambda: self._single_call(text))
 
     def _single_call(self, text: str) -> Completion:
@@ -243,7 +241,7 @@ class AgentCLIBackend:
 
     def propose_in_workdir(
         self,
-        prompt: PromptLike,
+        prompt: PromptParts,
         candidate: str,
         *,
         eval_script: Path | None = None,
@@ -257,12 +255,11 @@ class AgentCLIBackend:
         `writable_dirs` are the directories that script writes (caches) and
         `env` the variables it needs. Raises ProposalFailed when no usable
         file comes out of two rounds."""
-        parts = as_prompt(prompt)
         spent = Usage()
         with self._scratch(workdir) as (work, out):
             target = work / CANDIDATE_FILE
             target.write_text(candidate)
-            (work / INSTRUCTIONS_FILE).write_text(agent_instructions(parts, eval_script))
+            (work / INSTRUCTIONS_FILE).write_text(agent_instructions(prompt, eval_script))
             args = self.agentic_args(out, eval_script, writable_dirs)
             task = AGENT_TASK
             for _ in range(2):
