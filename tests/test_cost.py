@@ -42,6 +42,9 @@ def test_the_tools_own_figure_wins_and_unknown_prices_are_flagged_not_zero():
     resumed = CostLedger(table)
     resumed.restore(ledger.snapshot())
     assert resumed.describe() == ledger.describe()
+    only_unpriced = CostLedger(table)
+    only_unpriced.charge("openai:gpt-5.5", "gpt-5.5", Usage(input_tokens=1200, output_tokens=300))
+    assert only_unpriced.describe() == "unpriced replies of openai:gpt-5.5 (1,500 tokens)"
     assert unpriced_models(table, [("a", "gpt-5.5", False), ("b", None, True),
                                    ("c", "gpt-5", False)]) == ["a"]
 

@@ -141,7 +141,8 @@ class RunLog:
             self.event("cost", iteration=event["iteration"], iteration_usd=round(spent, 6),
                        total_usd=round(self.ledger.total_usd, 6),
                        unpriced=sorted(self.ledger.unpriced))
-            note += f" (+${spent:.2f})"
+            if self.ledger.priced_replies:
+                note += f" (+${spent:.2f})"
         self.progress(note)
 
     def _charged(self, charge: Charge) -> None:

@@ -42,6 +42,7 @@ class CostLedger:
         self.total_usd = 0.0
         self.usage = Usage()
         self.replies = 0
+        self.priced_replies = 0
         self.unpriced: set[str] = set()  # back-ends whose replies had no price
 
     def charge(self, backend: str, model: str | None, usage: Usage) -> None:
@@ -53,6 +54,7 @@ class CostLedger:
             if cost is None:
                 self.unpriced.add(backend)
             else:
+                self.priced_replies += 1
                 self.total_usd += cost
         if self.on_charge is not None:
             self.on_charge(entry)
@@ -62,20 +64,23 @@ class CostLedger:
         not included."""
         if self.replies == 0:
             return "$0.00 (no LM replies)"
-        text = f"${self.total_usd:.2f}"
-        if self.unpriced:
-            text += f" + unpriced replies of {', '.join(sorted(self.unpriced))}"
-        return text
+        unpriced = f"unpriced replies of {', '.join(sorted(self.unpriced))}"
+        if self.priced_replies == 0:
+            # Never "$0.00": the price is unknown, the tokens are not.
+            return f"{unpriced} ({self.usage.total_tokens:,} tokens)"
+        return f"${self.total_usd:.2f}" + (f" + {unpriced}" if self.unpriced else "")
 
     def snapshot(self) -> dict[str, Any]:
         """Plain data for resume.pkl, so a resumed run keeps counting."""
         return {"total_usd": self.total_usd, "usage": self.usage.model_dump(),
-                "replies": self.replies, "unpriced": sorted(self.unpriced)}
+                "replies": self.replies, "priced_replies": self.priced_replies,
+                "unpriced": sorted(self.unpriced)}
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         self.total_usd = snapshot["total_usd"]
         self.usage = Usage.model_validate(snapshot["usage"])
         self.replies = snapshot["replies"]
+        self.priced_replies = snapshot["priced_replies"]
         self.unpriced = set(snapshot["unpriced"])
 
 
