@@ -3,6 +3,7 @@
     python -m routesim_evolve --corpus corpus [--degraded] [--seed-file F] [--name N]
     python -m routesim_evolve eval --corpus corpus --split val FILE.go
     python -m routesim_evolve compare --corpus corpus --split test A.go B.go [--revalidate N]
+    python -m routesim_evolve report RUN_DIR [--out FILE.html]
     python -m routesim_evolve corpus generate --out corpus ...
 
 Each of the first three takes --executor ray [--ray-address HOST:PORT] to run
@@ -24,7 +25,9 @@ from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.load import CorpusError, load_manifest, load_split
+from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
+    Comparison,
     compare_routers,
     examples_of,
     render_pairs,
@@ -97,9 +100,23 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 @WORKERS
 @click.option("--reflection-lm", "reflection", multiple=True,
               help="Proposer: anthropic:MODEL[:EFFORT], openai:MODEL[:EFFORT], "
-                   "claude:MODEL[:EFFORT], codex:MODEL[:EFFORT] or offline. Repeat to give "
-                   "the rotation order. Default: detected (an API key, else an agent CLI, "
-                   "else offline).")
+                   "openai-compatible:MODEL@URL, claude:MODEL[:EFFORT], codex:MODEL[:EFFORT] "
+                   "(any but the last two may end in @URL for a gateway) or offline. Repeat "
+                   "to give the rotation order. Default: detected (an API key, else an agent "
+                   "CLI, else offline). See docs/llm.md.")
+@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), metavar="USD",
+              help="Stop the run cleanly once its LM replies have cost this much "
+                   "(checked between iterations).")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Price table (JSON, docs/llm.md) whose entries override the bundled one.")
+@click.option("--cache-ttl", type=click.Choice(["5m", "1h"]),
+              default=BackendOptions.model_fields["cache_ttl"].default, show_default=True,
+              help="How long Anthropic keeps the cached prompt prefix; 1h pays when "
+                   "iterations take longer than five minutes.")
+@click.option("--lm-idle-timeout", type=click.FloatRange(min=1),
+              default=BackendOptions.model_fields["idle_timeout"].default, show_default=True,
+              help="Seconds an LM request or agent may go without progress before it is "
+                   "retried.")
 @click.option("--adaptive/--no-adaptive", default=True, show_default=True,
               help="Rotate to the next proposer when val stops improving.")
 @click.option("--plateau-evals", type=click.IntRange(min=1),
@@ -118,7 +135,8 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
          name: str | None, runs_dir: Path, max_evals: int | None, max_proposals: int | None,
          workers: int | None, reflection: tuple[str, ...], adaptive: bool,
          plateau_evals: int | None, prompts_dir: Path | None, rng_seed: int, timeout: float,
-         executor: str, ray_address: str | None, verbose: bool) -> None:
+         executor: str, ray_address: str | None, verbose: bool, max_cost: float | None,
+         prices: Path | None, cache_ttl: str, lm_idle_timeout: float) -> None:
     """Evolve a Lightning payment router with GEPA, scored against lnd.
 
     Without a command: evolve from the seed on the corpus's train split,
@@ -137,7 +155,9 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         corpus=corpus, degraded=degraded, seed_file=seed_file, name=name, runs_dir=runs_dir,
         max_evals=max_evals, max_proposals=max_proposals, workers=workers,
         reflection=reflection, adaptive=adaptive, plateau_evals=plateau_evals,
-        prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout,
+        prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout, max_cost=max_cost,
+        prices=prices,
+        lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
         executor=_executor_settings(executor, ray_address),
     )
 
@@ -171,21 +191,51 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
               help="Also run N reseeded copies of each scenario (each one more paired sample).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the comparison as JSON here.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the tables and plots as one self-contained HTML page here.")
 @WORKERS
 @TIMEOUT
 @EXECUTOR
 @RAY_ADDRESS
 def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
-                    revalidate: int, json_out: Path | None, workers: int | None, timeout: float,
-                    executor: str, ray_address: str | None) -> None:
+                    revalidate: int, json_out: Path | None, html_out: Path | None,
+                    workers: int | None, timeout: float, executor: str,
+                    ray_address: str | None) -> None:
     """Compare routers pair by pair on held-out scenarios (and against lnd)."""
-    _compare(corpus, split, list(candidates), json_out, workers, timeout, revalidate,
-             with_pairs=True, executor=_executor_settings(executor, ray_address))
+    comparison = _compare(corpus, split, list(candidates), json_out, workers, timeout,
+                          revalidate, with_pairs=True,
+                          executor=_executor_settings(executor, ray_address))
+    if html_out is not None:
+        from routesim_evolve.report.html import render_compare_report
+
+        title = f"{' vs '.join(comparison.routers)} on {corpus}/{split}"
+        _write_page(html_out, render_compare_report(comparison, title))
+
+
+@main.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the page.  [default: RUN_DIR/report.html]")
+@click.option("--corpus", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The run's corpus, if not where RUN_DIR/settings.json says.")
+def report_command(run_dir: Path, out: Path | None, corpus: Path | None) -> None:
+    """Write a run's report as one self-contained HTML page (figures embedded)."""
+    from routesim_evolve.report.html import render_run_report
+
+    _write_page(out or run_dir / "report.html", render_run_report(run_dir, corpus))
+
+
+def _write_page(path: Path, html: str) -> None:
+    try:
+        path.write_text(html)
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror}; choose another path")
+    click.echo(f"wrote {path}", err=True)
 
 
 def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
              workers: int | None, timeout: float, revalidate: int, *, with_pairs: bool,
-             executor: ExecutorSettings, only: list[str] | None = None) -> None:
+             executor: ExecutorSettings, only: list[str] | None = None) -> Comparison:
     if corpus is None:
         _fail("--corpus is required")
     names = _router_names(files)
@@ -223,6 +273,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
         json_out.write_bytes(orjson.dumps(comparison.model_dump(mode="json"),
                                           option=orjson.OPT_INDENT_2))
         click.echo(f"\nwrote {json_out}", err=True)
+    return comparison
 
 
 def _router_names(files: list[Path]) -> list[str]:
@@ -234,6 +285,29 @@ def _router_names(files: list[Path]) -> list[str]:
             name = f"{f.parent.name}/{name}" if "/" not in name else name + "'"
         names.append(name)
     return names
+
+
+@main.command("agent-eval")
+@click.option("--run-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              required=True, help="The run whose settings score the candidate.")
+@click.option("--references", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              required=True, help="The trusted cache holding lnd's reference results.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              required=True, help="Append one JSON line per evaluation here.")
+@click.option("--scenarios", default="", help="Train scenarios (comma-separated; default all).")
+@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def agent_eval_command(run_dir: Path, references: Path, log_path: Path, scenarios: str,
+                       candidate: Path) -> None:
+    """Score an agent's edit on the minibatch (run by an agentic proposer's
+    eval_minibatch.sh; see docs/llm.md)."""
+    from routesim_evolve.evolve.agent_eval import AgentEvalError, agent_eval
+
+    names = [n for n in scenarios.split(",") if n]
+    try:
+        agent_eval(run_dir, names, candidate.read_text(), references_root=references,
+                   log_path=log_path, say=click.echo)
+    except (AgentEvalError, CorpusError) as exc:
+        _fail(str(exc))
 
 
 main.add_command(corpus_command)

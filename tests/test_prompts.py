@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from routesim_evolve.corpus.load import load_manifest
-from routesim_evolve.reflect.prompts import FeedbackItem, PromptError, PromptPack
+from routesim_evolve.reflect.prompts import PromptError, PromptPack
+from routesim_evolve.score.axes import ScoreAxes
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +32,11 @@ def test_static_part_states_the_contract_and_the_manifest_numbers(manifest):
 
 def test_dynamic_part_comes_last_and_static_is_stable(manifest, seed_source):
     pack = PromptPack(manifest)
-    one = pack.render(seed_source, [FeedbackItem(title="s1 (base)", text="delivered 3/5")])
-    two = pack.render("package main // other", [FeedbackItem(title="s2", text="x")])
+    one = pack.render(seed_source, [feedback("s1", "base", "delivered 3/5")])
+    two = pack.render("package main // other", [feedback("s2", "drift", "x")])
     assert one.static == two.static
     assert seed_source.strip()[:200] in one.dynamic and "delivered 3/5" in one.dynamic
+    assert "s1 (base)" in one.dynamic and "s2 (drift)" in two.dynamic
     # Without --degraded the prompt neither carries the addendum nor points to it.
     assert "Degraded failure attribution" not in one.static and "addendum" not in one.static
     degraded = PromptPack(manifest, degraded=True).static
@@ -60,3 +63,9 @@ def test_lessons_file_bullets_reach_the_background(manifest, tmp_path):
     static = PromptPack(manifest, lessons=found, contract="").static
     assert "What earlier champions learned" in static and "- Split by capacity." in static
     assert read_lessons(tmp_path / "none.md") == []
+
+
+def feedback(scenario: str, arena: str, text: str) -> ScenarioFeedback:
+    axes = ScoreAxes(success=0.6, retry_efficiency=0.5, fee_efficiency=0.9)
+    return ScenarioFeedback(scenario=scenario, arena=arena, score=axes.score, axes=axes,
+                            references={"lnd-apriori": axes}, text=text)

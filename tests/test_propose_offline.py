@@ -4,6 +4,8 @@ import pytest
 
 from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.propose.tunables import find_tunables, set_value
+from routesim_evolve.score.axes import ScoreAxes
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 SOURCE = """package main
 
@@ -67,7 +69,7 @@ def test_no_knobs_means_no_proposal():
     assert OfflineProposer().propose("package main\n", []) is None
 
 
-def _first_moves_of_fee_knob(feedback: list[dict]) -> int:
+def _first_moves_of_fee_knob(feedback: list[ScenarioFeedback]) -> int:
     """Over many fresh proposers, how often the first move turns the fee knob."""
     source = SOURCE.replace("retry\n", "fee\n")
     moved = 0
@@ -77,8 +79,10 @@ def _first_moves_of_fee_knob(feedback: list[dict]) -> int:
     return moved
 
 
-def _feedback(mine: dict[str, float], lnd: dict[str, float]) -> list[dict]:
-    return [{"Scores (Higher is Better)": mine, "lnd_scores": {"lnd-apriori": lnd}}]
+def _feedback(mine: dict[str, float], lnd: dict[str, float]) -> list[ScenarioFeedback]:
+    axes, ref = ScoreAxes(**mine), ScoreAxes(**lnd)
+    return [ScenarioFeedback(scenario="s", arena="base", score=axes.score, axes=axes,
+                             references={"lnd-apriori": ref}, text="")]
 
 
 def test_feedback_steers_toward_the_weakest_axis():

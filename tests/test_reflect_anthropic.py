@@ -1,4 +1,5 @@
-"""The Anthropic back-end against a mocked HTTP transport."""
+"""The Anthropic back-end through the real SDK client, with an HTTP
+transport serving the API's recorded streaming shapes."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from collections.abc import Callable
 
 import anthropic
 import httpx2
+import llm_shapes
 import pytest
 
 from routesim_evolve.reflect.anthropic_backend import AnthropicBackend
-from routesim_evolve.reflect.base import PromptParts, RetryPolicy
-from routesim_evolve.reflect.errors import ProposalFailed
+from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
+from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed
 from routesim_evolve.reflect.propose import propose
 
 GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
@@ -21,29 +23,13 @@ PROMPT = PromptParts(static="OBJECTIVE AND CONTRACT " * 50, dynamic="CURRENT CAN
 Reply = httpx2.Response | Exception
 
 
-def message_json(text: str, stop_reason: str = "end_turn") -> dict[str, object]:
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-opus-4-7",
-        "content": [
-            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
-            {"type": "text", "text": text},
-        ],
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 20},
-    }
-
-
-def ok(text: str) -> httpx2.Response:
-    return httpx2.Response(200, json=message_json(text))
+def ok(text: str, **usage: int) -> httpx2.Response:
+    return httpx2.Response(200, content=llm_shapes.anthropic_stream(text, **usage),
+                           headers={"content-type": "text/event-stream"})
 
 
 def error(status: int, kind: str, headers: dict[str, str] | None = None) -> httpx2.Response:
-    body = {"type": "error", "error": {"type": kind, "message": f"{kind} happened"}}
-    return httpx2.Response(status, json=body, headers=headers or {})
+    return httpx2.Response(status, json=llm_shapes.anthropic_error(kind), headers=headers or {})
 
 
 class Server:
@@ -149,7 +135,7 @@ def test_timeout_and_rate_limit_are_retried_with_backoff() -> None:
 @pytest.mark.parametrize("status,kind", [(529, "overloaded_error"), (500, "api_error")])
 def test_overload_and_server_errors_are_transient(status: int, kind: str) -> None:
     server = Server([error(status, kind), ok(GOOD_REPLY)])
-    assert backend(server).complete(PROMPT) == GOOD_REPLY
+    assert backend(server).complete(PROMPT).text == GOOD_REPLY
 
 
 def test_persistent_rate_limit_gives_up_with_proposal_failed() -> None:
@@ -162,27 +148,65 @@ def test_persistent_rate_limit_gives_up_with_proposal_failed() -> None:
 
 def test_bad_request_is_not_retried() -> None:
     server = Server([error(400, "invalid_request_error"), ok(GOOD_REPLY)])
-    with pytest.raises(ProposalFailed, match="HTTP 400"):
+    with pytest.raises(ProposalFailed, match="HTTP 400") as failed:
         backend(server).complete(PROMPT)
     assert len(server.bodies) == 1
+    assert failed.value.permanent
 
 
-def test_missing_credentials_fail_the_proposal_not_the_run(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_missing_credentials_are_found_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    server = Server([])
     client = anthropic.Anthropic(
-        http_client=httpx2.Client(transport=httpx2.MockTransport(Server([]))),
+        http_client=httpx2.Client(transport=httpx2.MockTransport(server)),
         api_key=None,
         auth_token=None,
         max_retries=0,
     )
-    with pytest.raises(ProposalFailed):
-        AnthropicBackend("claude-opus-4-7", client=client).complete(PROMPT)
+    with pytest.raises(BackendUnavailable, match="set ANTHROPIC_API_KEY"):
+        AnthropicBackend("claude-opus-4-7", client=client).preflight()
+    assert server.bodies == []  # nothing was sent
 
 
 def test_an_empty_reply_is_quoted_in_the_follow_up_not_sent_empty() -> None:
     server = Server([ok(""), ok(GOOD_REPLY)])
     assert propose(backend(server), PROMPT) == GO_FILE
     assert server.bodies[1]["messages"][1] == {"role": "assistant", "content": "(empty reply)"}
+
+
+def test_usage_is_read_from_the_stream_and_split_by_cache_ttl() -> None:
+    server = Server([ok(GOOD_REPLY, input_tokens=50, output_tokens=900, cache_write=3000,
+                        cache_write_1h=3000, cache_read=0)])
+    usage = backend(server).complete(PROMPT).usage
+    assert (usage.input_tokens, usage.output_tokens) == (50, 900)
+    assert (usage.cache_write_tokens, usage.cache_write_1h_tokens) == (0, 3000)
+
+
+def test_one_hour_cache_ttl_is_sent_when_chosen() -> None:
+    server = Server([ok(GOOD_REPLY)])
+    client = anthropic.Anthropic(
+        http_client=httpx2.Client(transport=httpx2.MockTransport(server)), api_key="test",
+        max_retries=0)
+    AnthropicBackend("claude-opus-4-7", client=client,
+                     options=BackendOptions(cache_ttl="1h")).complete(PROMPT)
+    assert server.bodies[0]["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert server.bodies[0]["stream"] is True
+
+
+@pytest.mark.parametrize(
+    "model,max_tokens,thinking",
+    [
+        ("claude-opus-4-7", 64_000, {"type": "adaptive"}),
+        ("claude-opus-4-1-20250805", 32_000, {"type": "enabled", "budget_tokens": 16_000}),
+        ("claude-3-5-haiku-20241022", 8_192, None),
+    ],
+)
+def test_max_tokens_and_thinking_follow_the_model(
+    model: str, max_tokens: int, thinking: dict[str, object] | None
+) -> None:
+    server = Server([ok(GOOD_REPLY)])
+    backend(server, model=model, effort="high").complete(PROMPT)
+    body = server.bodies[0]
+    assert body["max_tokens"] == max_tokens
+    assert body.get("thinking") == thinking

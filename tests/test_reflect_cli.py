@@ -3,9 +3,10 @@
 The fakes are small Python scripts that take the real tools' command lines
 (rejecting flags the real tools do not have), read the prompt from stdin the
 way the real tools do, and print the real output formats: `claude -p
---output-format json` one JSON result object, `codex exec -o FILE -` the last
-message into FILE. Each call does the next scripted action and logs its argv,
-stdin, cwd and environment.
+--output-format stream-json --verbose` one JSON event per line ending in the
+`result` event, `codex exec --json -o FILE -` JSONL events (usage in
+`turn.completed`) and the last message into FILE. Each call does the next
+scripted action and logs its argv, stdin, cwd and environment.
 """
 
 from __future__ import annotations
@@ -17,16 +18,16 @@ from typing import Any
 
 import pytest
 
-from routesim_evolve.reflect.base import PromptParts, RetryPolicy
+from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
 from routesim_evolve.reflect.cli_backend import (
     CANDIDATE_FILE,
     INSTRUCTIONS_FILE,
     AgentCLIBackend,
     ClaudeCLIBackend,
     CodexCLIBackend,
-    parse_claude_json,
+    claude_result,
 )
-from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.propose import propose
 
 GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
@@ -54,6 +55,8 @@ def parse_claude(argv):
         a = argv[i]
         if a in ("-p", "--print"):
             opts["print"] = True
+        elif a == "--verbose":
+            opts["verbose"] = True
         elif a in takes_value:
             key = a[2:]
             if key == "add-dir":
@@ -71,6 +74,8 @@ def parse_claude(argv):
         i += 1
     if not opts.get("print"):
         fail("this fake only runs in print mode")
+    if opts.get("output-format") == "stream-json" and not opts.get("verbose"):
+        fail("When using --print, --output-format=stream-json requires --verbose", 1)
     return opts
 
 def parse_codex(argv):
@@ -79,7 +84,7 @@ def parse_codex(argv):
     opts, i = {{"c": [], "add-dir": []}}, 1
     takes_value = {{"--model": "model", "-m": "model", "--sandbox": "sandbox", "-s": "sandbox",
                    "--color": "color", "--output-last-message": "o", "-o": "o"}}
-    flags = {{"--skip-git-repo-check", "--ephemeral"}}
+    flags = {{"--skip-git-repo-check", "--ephemeral", "--json"}}
     while i < len(argv):
         a = argv[i]
         if a in takes_value:
@@ -125,18 +130,44 @@ if kind == "edit":
     (cwd / "candidate_impl.go").write_text(arg)
     arg = "I edited candidate_impl.go."
 
+SESSION = "0e639165-79b1-4bd4-bb0f-4cb4c15115d4"
 if TOOL == "claude":
     is_error = kind == "is_error"
-    print(json.dumps({{
+    result = {{
         "type": "result", "subtype": "error_during_execution" if is_error else "success",
-        "is_error": is_error, "duration_ms": 12, "num_turns": 1, "result": arg,
-        "session_id": "0e639165-79b1-4bd4-bb0f-4cb4c15115d4", "total_cost_usd": 0.01,
-        "usage": {{"input_tokens": 3, "output_tokens": 6}},
-    }}))
+        "is_error": is_error, "duration_ms": 12, "duration_api_ms": 10, "num_turns": 1,
+        "result": arg, "session_id": SESSION, "total_cost_usd": 0.0123,
+        "usage": {{"input_tokens": 3, "cache_creation_input_tokens": 5000,
+                   "cache_read_input_tokens": 12000, "output_tokens": 600,
+                   "service_tier": "standard"}},
+    }}
+    if opts.get("output-format") == "stream-json":
+        print(json.dumps({{"type": "system", "subtype": "init", "cwd": str(cwd),
+                           "session_id": SESSION, "tools": ["Read", "Edit"],
+                           "model": opts.get("model", "claude-opus-4-7")}}), flush=True)
+        print(json.dumps({{"type": "assistant", "session_id": SESSION, "message": {{
+            "id": "msg_01", "type": "message", "role": "assistant", "model": "m",
+            "content": [{{"type": "text", "text": arg}}], "stop_reason": None,
+            "usage": {{"input_tokens": 3, "output_tokens": 600}}}}}}), flush=True)
+    print(json.dumps(result))
 else:
-    sys.stderr.write("OpenAI Codex (research preview)\n--------\nthinking...\n")
     Path(opts["o"]).write_text(arg)
-    print(arg)
+    if opts.get("json"):
+        for event in (
+            {{"type": "thread.started", "thread_id": "0199a213-81c0-7800-8aa1-bbab2a035a53"}},
+            {{"type": "turn.started"}},
+            {{"type": "item.completed", "item": {{"id": "item_0", "type": "reasoning",
+                                                 "text": "**Reading the candidate**"}}}},
+            {{"type": "item.completed", "item": {{"id": "item_1", "type": "agent_message",
+                                                 "text": arg}}}},
+            {{"type": "turn.completed", "usage": {{"input_tokens": 24763,
+                                                  "cached_input_tokens": 24448,
+                                                  "output_tokens": 122}}}},
+        ):
+            print(json.dumps(event), flush=True)
+    else:
+        sys.stderr.write("OpenAI Codex (research preview)\n--------\nthinking...\n")
+        print(arg)
 '''
 
 
@@ -173,7 +204,7 @@ def make(
         model,
         effort,
         executable=str(fake.path),
-        timeout=timeout,
+        options=BackendOptions(agent_timeout=timeout, idle_timeout=timeout),
         scratch_root=scratch_root,
         retry=RetryPolicy(max_tries=tries, base_delay=1.0, max_delay=30.0, jitter=0.0),
         sleep=recorded.append,
@@ -194,7 +225,7 @@ def test_claude_single_call_command_line_and_reply(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "claude", [("reply", GOOD_REPLY)])
     assert propose(make(ClaudeCLIBackend, fake), PROMPT) == GO_FILE
     (call,) = fake.calls
-    assert call["argv"][:3] == ["-p", "--output-format", "json"]
+    assert call["argv"][:4] == ["-p", "--output-format", "stream-json", "--verbose"]
     assert call["opts"]["model"] == "some-model"
     assert call["opts"]["effort"] == "high"
     assert "prompt_arg" not in call["opts"]  # the prompt went on stdin
@@ -210,7 +241,7 @@ def test_codex_single_call_command_line_and_reply(tmp_path: Path) -> None:
     assert opts["model"] == "some-model"
     assert opts["c"] == ['model_reasoning_effort="medium"']
     assert opts["sandbox"] == "read-only"
-    assert opts["skip-git-repo-check"] and opts["ephemeral"]
+    assert opts["skip-git-repo-check"] and opts["ephemeral"] and opts["json"]
     # The reply is read from the last-message file, which lives outside the
     # agent's work dir.
     assert not opts["o"].startswith(call["cwd"])
@@ -302,7 +333,7 @@ def test_persistent_failure_is_proposal_failed(tmp_path: Path, cls: type[AgentCL
 
 def test_claude_is_error_result_is_retried(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "claude", [("is_error", "API Error: 429"), ("reply", GOOD_REPLY)])
-    assert make(ClaudeCLIBackend, fake).complete(PROMPT) == GOOD_REPLY
+    assert make(ClaudeCLIBackend, fake).complete(PROMPT).text == GOOD_REPLY
 
 
 def test_missing_program_is_proposal_failed(tmp_path: Path) -> None:
@@ -314,14 +345,14 @@ def test_missing_program_is_proposal_failed(tmp_path: Path) -> None:
 def test_the_program_is_found_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = Fake(tmp_path, "codex", [("reply", GOOD_REPLY)])
     monkeypatch.setenv("PATH", f"{fake.dir}:/usr/bin:/bin")
-    assert CodexCLIBackend().complete(PROMPT) == GOOD_REPLY
+    assert CodexCLIBackend().complete(PROMPT).text == GOOD_REPLY
 
 
 def test_claude_json_is_found_after_stray_output() -> None:
     out = 'warning: something\n{"type": "result", "is_error": false, "result": "hi"}\n'
-    assert parse_claude_json(out)["result"] == "hi"
+    assert claude_result(out)["result"] == "hi"
     with pytest.raises(TransientError):
-        parse_claude_json("not json at all")
+        claude_result("not json at all")
 
 
 # -- agentic ------------------------------------------------------------------
@@ -335,8 +366,9 @@ def test_agent_edits_the_candidate_in_its_work_dir(
     eval_script = tmp_path / "eval-minibatch"
     cache = tmp_path / "gocache"
     code = make(cls, fake).propose_in_workdir(
-        PROMPT, GO_FILE, eval_script=eval_script, writable_dirs=[cache]
-    )
+        PROMPT, GO_FILE, eval_script=eval_script, writable_dirs=[cache],
+        env={"ROUTESIM_CACHE_DIR": str(cache)},
+    ).text
     assert code == NEW_GO_FILE
     (call,) = fake.calls
     assert call["files"] == [INSTRUCTIONS_FILE, CANDIDATE_FILE]
@@ -346,6 +378,7 @@ def test_agent_edits_the_candidate_in_its_work_dir(
     assert INSTRUCTIONS_FILE in call["stdin"]
     opts = call["opts"]
     assert opts["add-dir"] == [str(cache)]
+    assert call["env"]["ROUTESIM_CACHE_DIR"] == str(cache)
     if cls is ClaudeCLIBackend:
         assert opts["permission-mode"] == "acceptEdits"
         assert f"Bash({eval_script}:*)" in opts["allowedTools"]
@@ -367,7 +400,7 @@ def test_agent_gets_one_follow_up_for_a_broken_edit(
 ) -> None:
     broken = "package main\n\nfunc helper() int {\n"
     fake = Fake(tmp_path, cls.tool, [("edit", broken), ("edit", NEW_GO_FILE)])
-    assert make(cls, fake).propose_in_workdir(PROMPT, GO_FILE) == NEW_GO_FILE
+    assert make(cls, fake).propose_in_workdir(PROMPT, GO_FILE).text == NEW_GO_FILE
     follow_up = fake.calls[1]["stdin"]
     assert "does not parse" in follow_up and "candidate_impl.go:3:21" in follow_up
 
@@ -385,7 +418,7 @@ def test_agent_that_changes_nothing_fails_the_proposal(
 def test_agent_timeout_is_retried_from_the_rounds_start(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "claude", [("hang", None), ("edit", NEW_GO_FILE)])
     backend = make(ClaudeCLIBackend, fake, timeout=2.0)
-    assert backend.propose_in_workdir(PROMPT, GO_FILE) == NEW_GO_FILE
+    assert backend.propose_in_workdir(PROMPT, GO_FILE).text == NEW_GO_FILE
     assert len(fake.calls) == 2
 
 
@@ -417,4 +450,70 @@ def test_agent_that_deletes_the_file_gets_it_back_for_the_follow_up(tmp_path: Pa
     )
     script.chmod(0o755)
     backend = ClaudeCLIBackend(executable=str(script), retry=RetryPolicy(max_tries=1))
-    assert backend.propose_in_workdir(PROMPT, GO_FILE) == NEW_GO_FILE
+    assert backend.propose_in_workdir(PROMPT, GO_FILE).text == NEW_GO_FILE
+
+
+# -- progress, usage, base URL, preflight ------------------------------------
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_usage_is_read_from_the_event_stream(tmp_path: Path, cls: type[AgentCLIBackend]) -> None:
+    fake = Fake(tmp_path, cls.tool, [("reply", GOOD_REPLY)])
+    usage = make(cls, fake).complete(PROMPT).usage
+    if cls is ClaudeCLIBackend:
+        # Claude Code prices its own replies: its figure is kept.
+        assert usage.reported_cost_usd == 0.0123
+        assert (usage.cache_write_tokens, usage.cache_read_tokens) == (5000, 12000)
+    else:
+        assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (
+            315, 24448, 122)
+
+
+def test_an_agent_silent_past_the_idle_timeout_is_stopped_early(tmp_path: Path) -> None:
+    """Not the whole-run limit: a silent agent is stopped after idle_timeout."""
+    fake = Fake(tmp_path, "codex", [("hang", None)])
+    backend = CodexCLIBackend(
+        executable=str(fake.path), retry=RetryPolicy(max_tries=1),
+        options=BackendOptions(agent_timeout=60.0, idle_timeout=1.5),
+    )
+    with pytest.raises(ProposalFailed, match="no progress for 2s"):
+        backend.complete(PROMPT)
+    assert not _running(int((fake.dir / "grandchild.pid").read_text()))
+
+
+def test_codex_reconnect_notices_are_not_progress() -> None:
+    backend = CodexCLIBackend()
+    assert backend.is_progress('{"type":"item.completed","item":{"type":"reasoning"}}\n')
+    assert not backend.is_progress('{"type":"error","message":"Reconnecting... 2/5"}\n')
+    assert not backend.is_progress("OpenAI Codex v0.171.0\n")
+
+
+def test_codex_gets_the_base_url_through_its_own_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """codex ignores OPENAI_BASE_URL: the URL goes in as a provider of ours."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8123/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-oai")
+    fake = Fake(tmp_path, "codex", [("reply", GOOD_REPLY)])
+    make(CodexCLIBackend, fake, effort=None).complete(PROMPT)
+    config = fake.calls[0]["opts"]["c"]
+    assert 'model_provider="routesim"' in config
+    assert 'model_providers.routesim.base_url="http://127.0.0.1:8123/v1"' in config
+    assert 'model_providers.routesim.wire_api="responses"' in config
+    assert 'model_providers.routesim.env_key="OPENAI_API_KEY"' in config
+
+
+def test_claude_gets_a_base_url_as_its_variable(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "claude", [("reply", GOOD_REPLY)])
+    backend = ClaudeCLIBackend(executable=str(fake.path), base_url="http://127.0.0.1:8124")
+    backend.complete(PROMPT)
+    assert fake.calls[0]["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:8124"
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_preflight_names_the_missing_program_and_how_to_install_it(
+    tmp_path: Path, cls: type[AgentCLIBackend]
+) -> None:
+    backend = cls(executable=str(tmp_path / f"no-such-{cls.tool}"))
+    with pytest.raises(BackendUnavailable, match=r"not on PATH; install .*npm install"):
+        backend.preflight()

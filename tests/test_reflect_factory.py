@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import pytest
 
@@ -12,15 +11,16 @@ from routesim_evolve.reflect.base import (
     PromptParts,
     ReflectionBackend,
     RetryPolicy,
-    as_prompt,
     retry_after_seconds,
 )
 from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend, CodexCLIBackend
+from routesim_evolve.reflect.compat_backend import CompatibleBackend
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.factory import BackendUnavailable, make_backend
 from routesim_evolve.reflect.openai_backend import OpenAIBackend
 from routesim_evolve.reflect.propose import propose
 from routesim_evolve.reflect.spec import parse_lm_spec
+from routesim_evolve.reflect.usage import Completion
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +36,8 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
         ("openai:gpt-5.5:low", OpenAIBackend, "openai:gpt-5.5:low"),
         ("claude:opus:max", ClaudeCLIBackend, "claude:opus:max"),
         ("codex", CodexCLIBackend, "codex"),
+        ("openai-compatible:qwen2.5-coder:32b@http://127.0.0.1:11434/v1", CompatibleBackend,
+         "openai-compatible:qwen2.5-coder:32b@http://127.0.0.1:11434/v1"),
     ],
 )
 def test_make_backend(value: str, cls: type, name: str) -> None:
@@ -50,37 +52,49 @@ def test_offline_has_no_backend() -> None:
         make_backend(parse_lm_spec("offline"))
 
 
-def test_missing_openai_key_is_reported_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY")
-    with pytest.raises(BackendUnavailable, match=r"openai:gpt-5\.5"):
-        make_backend(parse_lm_spec("openai:gpt-5.5"))
+@pytest.mark.parametrize(
+    "value,variable,message",
+    [
+        ("openai:gpt-5.5", "OPENAI_API_KEY", r"openai:gpt-5\.5: no OpenAI credentials: set "),
+        ("anthropic", "ANTHROPIC_API_KEY", r"no Anthropic credentials: set ANTHROPIC_API_KEY"),
+    ],
+)
+def test_missing_key_is_reported_by_preflight_before_any_request(
+    monkeypatch: pytest.MonkeyPatch, value: str, variable: str, message: str
+) -> None:
+    monkeypatch.delenv(variable)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    with pytest.raises(BackendUnavailable, match=message):
+        make_backend(parse_lm_spec(value)).preflight()
 
 
-@dataclass
-class RendererParts:
-    """Stands in for the prompt renderer's own model (static + dynamic)."""
-
-    static: str
-    dynamic: str
+def test_an_unreachable_compatible_server_is_reported_by_preflight() -> None:
+    backend = make_backend(parse_lm_spec("openai-compatible:m@http://127.0.0.1:9/v1"))
+    with pytest.raises(BackendUnavailable, match=r"cannot reach http://127\.0\.0\.1:9/v1"):
+        backend.preflight()
 
 
 class Scripted:
     """A back-end that answers from a list and records the prompts."""
 
     name = "scripted"
+    model = "scripted-1"
 
     def __init__(self, replies: list[str]) -> None:
         self.replies = replies
         self.prompts: list[PromptParts] = []
 
-    def complete(self, prompt: PromptParts) -> str:  # type: ignore[override]
-        self.prompts.append(as_prompt(prompt))
-        return self.replies.pop(0)
+    def preflight(self) -> None:
+        pass
+
+    def complete(self, prompt: PromptParts) -> Completion:  # type: ignore[override]
+        self.prompts.append(prompt)
+        return Completion(text=self.replies.pop(0))
 
 
-def test_propose_accepts_any_static_dynamic_pair() -> None:
+def test_propose_returns_the_replys_go_file() -> None:
     backend = Scripted(["```go\npackage main\n```\n"])
-    assert propose(backend, RendererParts(static="S", dynamic="D")) == "package main\n"
+    assert propose(backend, PromptParts(static="S", dynamic="D")) == "package main\n"
     assert backend.prompts[0] == PromptParts(static="S", dynamic="D")
 
 

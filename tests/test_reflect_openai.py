@@ -1,15 +1,17 @@
-"""The OpenAI back-end against a mocked HTTP transport."""
+"""The OpenAI back-end through the real SDK client, with an HTTP transport
+serving the Responses API's recorded streaming shapes."""
 
 from __future__ import annotations
 
 import json
 
 import httpx2
+import llm_shapes
 import openai
 import pytest
 
 from routesim_evolve.reflect.base import PromptParts, RetryPolicy
-from routesim_evolve.reflect.errors import ProposalFailed
+from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed
 from routesim_evolve.reflect.openai_backend import OpenAIBackend, cache_key
 from routesim_evolve.reflect.propose import propose
 
@@ -20,32 +22,13 @@ PROMPT = PromptParts(static="OBJECTIVE AND CONTRACT " * 50, dynamic="CURRENT CAN
 Reply = httpx2.Response | Exception
 
 
-def ok(text: str, status: str = "completed") -> httpx2.Response:
-    body = {
-        "id": "resp_01",
-        "object": "response",
-        "created_at": 0,
-        "model": "gpt-5.5",
-        "status": status,
-        "output": [
-            {"type": "reasoning", "id": "rs_01", "summary": []},
-            {
-                "type": "message",
-                "id": "msg_01",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            },
-        ],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-    }
-    return httpx2.Response(200, json=body)
+def ok(text: str, status: str = "completed", **usage: int) -> httpx2.Response:
+    return httpx2.Response(200, content=llm_shapes.responses_stream(text, status=status, **usage),
+                           headers={"content-type": "text/event-stream"})
 
 
 def error(status: int, code: str, headers: dict[str, str] | None = None) -> httpx2.Response:
-    body = {"error": {"message": f"{code} happened", "type": code, "code": code, "param": None}}
+    body = llm_shapes.openai_error(f"{code} happened", code, code)
     return httpx2.Response(status, json=body, headers=headers or {})
 
 
@@ -69,6 +52,7 @@ class Server:
 def backend(
     server: Server,
     *,
+    model: str = "gpt-5.5",
     effort: str | None = "high",
     sleeps: list[float] | None = None,
     tries: int = 3,
@@ -80,7 +64,7 @@ def backend(
     )
     recorded = sleeps if sleeps is not None else []
     return OpenAIBackend(
-        "gpt-5.5",
+        model,
         effort,
         client=client,
         retry=RetryPolicy(max_tries=tries, base_delay=1.0, max_delay=30.0, jitter=0.0),
@@ -101,6 +85,7 @@ def test_request_puts_static_first_with_model_effort_and_cache_key() -> None:
     ]
     assert body["prompt_cache_key"] == cache_key(PROMPT.static)
     assert body["store"] is False
+    assert body["stream"] is True
 
 
 def test_no_effort_sends_no_reasoning_config() -> None:
@@ -145,12 +130,31 @@ def test_retry_after_header_stretches_the_wait() -> None:
 
 def test_exhausted_quota_is_not_retried() -> None:
     server = Server([error(429, "insufficient_quota"), ok(GOOD_REPLY)])
-    with pytest.raises(ProposalFailed, match="HTTP 429"):
+    with pytest.raises(ProposalFailed, match="HTTP 429") as failed:
         backend(server).complete(PROMPT)
     assert len(server.bodies) == 1
+    assert failed.value.permanent
 
 
 def test_persistent_timeouts_give_up_with_proposal_failed() -> None:
     server = Server([httpx2.ReadTimeout("timed out")] * 3)
     with pytest.raises(ProposalFailed, match="gave up after 3 tries"):
         backend(server).complete(PROMPT)
+
+
+def test_usage_counts_cached_input_apart() -> None:
+    server = Server([ok(GOOD_REPLY, input_tokens=5000, cached_tokens=4096, output_tokens=700)])
+    usage = backend(server).complete(PROMPT).usage
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (904, 4096, 700)
+
+
+def test_a_model_that_does_not_reason_gets_no_effort() -> None:
+    server = Server([ok(GOOD_REPLY)])
+    backend(server, model="gpt-4.1", effort="high").complete(PROMPT)
+    assert "reasoning" not in server.bodies[0]
+
+
+def test_missing_key_is_found_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(BackendUnavailable, match="set OPENAI_API_KEY"):
+        OpenAIBackend("gpt-5.5").preflight()

@@ -52,7 +52,12 @@ def test_valid_values(value: str, expected: LMSpec) -> None:
         ("anthropic:claude-opus-4-7:ultra", "effort 'ultra' is not accepted by anthropic"),
         ("codex:gpt-5.5:none", "effort 'none' is not accepted by codex"),
         ("claude:high", "'high' is an effort level, not a model"),
-        ("offline:x", "'offline' takes no model or effort"),
+        ("offline:x", "'offline' takes no model, effort or URL"),
+        ("offline@http://127.0.0.1:1", "'offline' takes no model, effort or URL"),
+        ("openai-compatible:llama3", "write openai-compatible:MODEL@URL"),
+        ("openai-compatible:@http://127.0.0.1:8000/v1", "write openai-compatible:MODEL@URL"),
+        ("openai:gpt-5@localhost:8000", "must be an http:// or https:// URL"),
+        ("openai:gpt-5@http://", "is not an http:// or https:// URL"),
     ],
 )
 def test_malformed_values_say_what_is_wrong(value: str, message: str) -> None:
@@ -113,3 +118,21 @@ def test_real_environment_and_path_via_monkeypatch(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert detect_default().spec.kind == "openai"
 
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("openai-compatible:qwen2.5-coder:32b@http://127.0.0.1:11434/v1",
+         LMSpec(kind="openai-compatible", model="qwen2.5-coder:32b",
+                base_url="http://127.0.0.1:11434/v1")),
+        ("openai-compatible:m@http://h:8000/v1/",
+         LMSpec(kind="openai-compatible", model="m", base_url="http://h:8000/v1")),
+        ("openai:gpt-5:high@https://gw.example/v1",
+         LMSpec(kind="openai", model="gpt-5", effort="high", base_url="https://gw.example/v1")),
+        ("codex@http://127.0.0.1:9/v1", LMSpec(kind="codex", base_url="http://127.0.0.1:9/v1")),
+    ],
+)
+def test_base_urls_parse_and_print_back(value: str, expected: LMSpec) -> None:
+    spec = parse_lm_spec(value)
+    assert spec == expected
+    assert parse_lm_spec(str(spec)) == spec

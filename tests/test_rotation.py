@@ -1,23 +1,41 @@
-"""The proposal dispatcher: skipping failed proposals, rotating on plateaus,
-and the agentic proposer's minibatch eval script."""
+"""The proposal dispatcher: skipping failed proposals, stopping on
+permanent ones and on bugs, rotating on plateaus, and the agentic
+proposer's minibatch eval script."""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
+import orjson
+import pytest
+
 from routesim_evolve.corpus.load import load_manifest, load_split
-from routesim_evolve.evolve.rotation import RotatingProposer
-from routesim_evolve.propose.agentic import AgenticProposer, minibatch_names
+from routesim_evolve.evolve.driver import EvolveSettings
+from routesim_evolve.evolve.rotation import (
+    MAX_PERMANENT_FAILURES,
+    ProposalsKeepFailing,
+    RotatingProposer,
+)
+from routesim_evolve.propose.agentic import AGENT_LOG, AgenticProposer, AgentWorkspace
 from routesim_evolve.propose.base import Proposer
+from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.prompts import PromptPack
+from routesim_evolve.reflect.usage import Completion
+from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.score.axes import ScoreAxes
+from routesim_evolve.score.evaluator import LndReferences
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 
 class Fixed(Proposer):
-    def __init__(self, name: str, child: str | None = None, fail: bool = False) -> None:
+    def __init__(self, name: str, child: str | None = None,
+                 fail: BaseException | None = None) -> None:
         self.name, self.child, self.fail, self.calls = name, child, fail, 0
         self.notes: list[str] = []
         self.dry: str | None = None
+        self.feedback: list[ScenarioFeedback] = []
 
     def on_unchanged(self, note: str) -> None:
         self.notes.append(note)
@@ -27,20 +45,74 @@ class Fixed(Proposer):
 
     def propose(self, parent, feedback):
         self.calls += 1
+        self.feedback = list(feedback)
         if self.fail:
-            raise RuntimeError("the model is down")
+            raise self.fail
         return self.child
 
 
-def _call(d: RotatingProposer) -> dict[str, str]:
-    return d({"current_candidate": "parent"}, {"current_candidate": []}, ["current_candidate"])
+def feedback(scenario: str, arena: str) -> ScenarioFeedback:
+    axes = ScoreAxes(success=0.5, retry_efficiency=0.4, fee_efficiency=0.9)
+    return ScenarioFeedback(scenario=scenario, arena=arena, score=axes.score, axes=axes,
+                            references={"lnd-apriori": axes}, text="delivered 1/2")
+
+
+def _call(d: RotatingProposer, items: list[ScenarioFeedback] = ()) -> dict[str, str]:
+    dataset = {"current_candidate": [f.side_info() for f in items]}
+    return d({"current_candidate": "parent"}, dataset, ["current_candidate"])
 
 
 def test_failed_or_empty_proposals_skip_the_iteration():
-    for proposer in (Fixed("a", fail=True), Fixed("b", child=None), Fixed("c", child="parent")):
+    for proposer in (Fixed("a", fail=ProposalFailed("the model is down")),
+                     Fixed("b", child=None), Fixed("c", child="parent")):
         d = RotatingProposer([proposer])
-        assert _call(d) == {} and d.skipped == 1
+        assert _call(d) == {} and d.skipped == 1 and d.fatal is None
     assert _call(RotatingProposer([Fixed("d", child="child")])) == {"current_candidate": "child"}
+
+
+def test_proposers_get_typed_feedback_from_gepas_dataset():
+    """As GEPA hands it over: our side info, with its `scores` key renamed."""
+    proposer = Fixed("a", child="child")
+    items = [feedback("s1", "base"), feedback("s2", "drift")]
+    entries = [{"Scores (Higher is Better)": f.axes.as_dict(),
+                **{k: v for k, v in f.side_info().items() if k != "scores"}} for f in items]
+    RotatingProposer([proposer])({"c": "parent"}, {"c": entries}, ["c"])
+    assert proposer.feedback == items
+
+
+def test_permanent_failures_in_a_row_stop_the_run_transient_ones_do_not():
+    refused = ProposalFailed("HTTP 401: invalid x-api-key", permanent=True)
+    d = RotatingProposer([Fixed("a", fail=refused)])
+    for _ in range(MAX_PERMANENT_FAILURES - 1):
+        assert _call(d) == {} and d.fatal is None
+    assert _call(d) == {}
+    assert isinstance(d.fatal, ProposalsKeepFailing)
+    assert "from a: HTTP 401: invalid x-api-key" in str(d.fatal)
+
+    flaky = Fixed("b", fail=ProposalFailed("gave up after 4 tries: HTTP 529"))
+    d = RotatingProposer([flaky])
+    for _ in range(2 * MAX_PERMANENT_FAILURES):
+        _call(d)
+    assert d.fatal is None and d.skipped == 2 * MAX_PERMANENT_FAILURES
+
+
+def test_a_success_resets_the_count_of_permanent_failures():
+    proposer = Fixed("a", fail=ProposalFailed("HTTP 400", permanent=True))
+    d = RotatingProposer([proposer])
+    for _ in range(MAX_PERMANENT_FAILURES - 1):
+        _call(d)
+    proposer.fail, proposer.child = None, "child"
+    _call(d)
+    proposer.fail = ProposalFailed("HTTP 400", permanent=True)
+    _call(d)
+    assert d.fatal is None
+
+
+def test_a_bug_in_a_proposer_is_not_turned_into_skipped_iterations():
+    d = RotatingProposer([Fixed("a", fail=KeyError("feedback"))])
+    with pytest.raises(KeyError):
+        _call(d)
+    assert isinstance(d.fatal, KeyError) and d.skipped == 0
 
 
 def test_a_repeated_candidate_is_never_evaluated_and_the_proposer_hears_why():
@@ -98,31 +170,61 @@ class FakeAgent:
 
     name = "fake-agent"
 
-    def __init__(self) -> None:
+    def __init__(self, edit: Callable[[str], str]) -> None:
+        self.edit = edit
         self.script_output = ""
+        self.writable: list[Path] = []
 
     def propose_in_workdir(self, prompt, candidate, *, eval_script=None, workdir=None,
-                           writable_dirs=()):
-        edited = candidate.replace("maxHops = 20", "maxHops = 12")
+                           writable_dirs=(), env=None):
+        edited = self.edit(candidate)
+        self.writable = list(writable_dirs)
         work = Path(eval_script).parent
         (work / "candidate_impl.go").write_text(edited)
         out = subprocess.run([str(eval_script)], cwd=work, capture_output=True, text=True,
                              check=True)
         self.script_output = out.stdout
-        return edited
+        return Completion(text=edited)
 
 
-def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(tiny_corpus, seed_source):
+def _agent_run(tmp_path: Path, tiny_corpus: Path) -> tuple[AgentWorkspace, list]:
+    """A run dir as the driver leaves it: settings written, references precomputed."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    settings = EvolveSettings(corpus=tiny_corpus, run_dir=run_dir, max_concurrency=1)
+    (run_dir / "settings.json").write_bytes(orjson.dumps(settings.model_dump(mode="json")))
+    train = examples_of("train", load_split(tiny_corpus, "train"))
+    LndReferences().precompute(train, workers=1)
+    return AgentWorkspace.for_run(run_dir), train
+
+
+def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(
+    tmp_path, tiny_corpus, seed_source, caplog
+):
     pack = PromptPack(load_manifest(tiny_corpus), contract="(contract)")
-    train = load_split(tiny_corpus, "train")
-    feedback = [{"Scenario": f"{s.name} ({s.arena})", "Feedback": "…"} for s in train[:1]]
-    assert minibatch_names(feedback) == [train[0].name]
-    agent = FakeAgent()
-    child = AgenticProposer(agent, pack, tiny_corpus).propose(seed_source, feedback)
+    workspace, train = _agent_run(tmp_path, tiny_corpus)
+    agent = FakeAgent(lambda src: src.replace("maxHops = 20", "maxHops = 12"))
+    proposer = AgenticProposer(agent, pack, workspace)
+    child = proposer.propose(seed_source, [feedback(train[0].name, train[0].arena)])
     assert "maxHops = 12" in child
-    assert f"| {train[0].name} |" in agent.script_output
+    assert f"## {train[0].name} ({train[0].arena}): score" in agent.script_output
     assert "lnd-apriori" in agent.script_output
     assert train[1].name not in agent.script_output
+    # The agent may write only the agents' sandbox and its log folder,
+    # never the run's evaluations or the trusted caches.
+    assert agent.writable == [workspace.private_cache, workspace.log_dir]
+    assert (workspace.log_dir / AGENT_LOG).is_file()
+    assert not (workspace.run_dir / "evals").exists()
+
+    broken = FakeAgent(lambda src: src + '\nfunc broken() int { return "one" }\n')
+    caplog.set_level("INFO")
+    proposer = AgenticProposer(broken, pack, workspace)
+    proposer.propose(seed_source, [feedback(train[0].name, train[0].arena)])
+    # Why it could not be built reaches the agent and the run's log.
+    assert "score 0.000 [compile_error]" in broken.script_output
+    assert 'cannot use "one"' in broken.script_output
+    assert any("agent eval" in r.message and 'cannot use "one"' in r.message
+               for r in caplog.records)
 
 
 class Listening(Fixed):

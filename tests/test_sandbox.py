@@ -65,7 +65,7 @@ def assert_seed_still_runs(cache: BinaryCache) -> None:
 
 def test_seed_runs(cache: BinaryCache) -> None:
     outcome = run(SEED, cache)
-    assert outcome.status is RunStatus.OK and outcome.ok and not outcome.scores_zero
+    assert outcome.status is RunStatus.OK and outcome.ok
     assert outcome.feedback == "" and outcome.exit_code == 0
     assert outcome.result is not None and outcome.result.router == "candidate"
     assert outcome.build is not None and outcome.build.ok
@@ -74,7 +74,7 @@ def test_seed_runs(cache: BinaryCache) -> None:
 def test_infinite_loop_times_out_and_says_where(cache: BinaryCache) -> None:
     source, line = seed_with("\tfor r.maxShard > 0 {\n\t\tr.feesCommitted++\n\t}")
     outcome = run_candidate(source, SCENARIO, timeout=2.0, cache=cache)
-    assert outcome.status is RunStatus.TIMEOUT and outcome.scores_zero
+    assert outcome.status is RunStatus.TIMEOUT and not outcome.ok
     assert outcome.wall_s < 6
     assert "within 2 s" in outcome.feedback
     # The loop's head or body, wherever the SIGQUIT caught it.
@@ -121,7 +121,7 @@ def test_deadlock_is_a_fatal_error(cache: BinaryCache) -> None:
 def test_compile_error_scores_zero_with_the_line(cache: BinaryCache) -> None:
     source, line = seed_with("\tundefinedThing()")
     outcome = run(source, cache)
-    assert outcome.status is RunStatus.COMPILE_ERROR and outcome.scores_zero
+    assert outcome.status is RunStatus.COMPILE_ERROR and not outcome.ok
     assert f"candidate_impl.go:{line}:" in outcome.feedback
     assert "undefined: undefinedThing" in outcome.feedback
     assert_seed_still_runs(cache)
@@ -130,7 +130,7 @@ def test_compile_error_scores_zero_with_the_line(cache: BinaryCache) -> None:
 def test_rejected_source_scores_zero_with_the_line(cache: BinaryCache) -> None:
     source = SEED.replace("import (\n", 'import (\n\t"os/exec"\n', 1)
     outcome = run(source, cache)
-    assert outcome.status is RunStatus.REJECTED and outcome.scores_zero
+    assert outcome.status is RunStatus.REJECTED and not outcome.ok
     assert '"os/exec" is forbidden' in outcome.feedback
     assert_seed_still_runs(cache)
 
@@ -163,7 +163,7 @@ def fake_binary(tmp_path: Path, body: str) -> Path:
 def test_unreadable_result_is_bad_output(tmp_path: Path) -> None:
     binary = fake_binary(tmp_path, 'echo \'{"format": 1}\' > "$out"\n')
     outcome = run_binary(binary, tmp_path / "s.json", limits=SandboxLimits(timeout_s=5))
-    assert outcome.status is RunStatus.BAD_OUTPUT and outcome.scores_zero
+    assert outcome.status is RunStatus.BAD_OUTPUT and not outcome.ok
     assert "not a valid routesim-result/1" in outcome.feedback
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+from routesim_evolve.layout import GO_DIR
 
 #: The candidate's slot in the routesim command, relative to the module.
 CANDIDATE_SLOT = Path("cmd/routesim/candidate_impl.go")
@@ -37,7 +40,7 @@ def go_module_dir() -> Path:
     env = os.environ.get("ROUTESIM_GO_DIR")
     if env:
         return Path(env).resolve()
-    return (Path(__file__).resolve().parents[2] / "go").resolve()
+    return GO_DIR.resolve()
 
 
 def cache_root() -> Path:
@@ -157,3 +160,29 @@ def module_fingerprint(go_dir: Path | None = None, *, include_candidate: bool = 
     with _fingerprints_lock:
         _fingerprints[memo_key] = fingerprint
     return fingerprint
+
+
+@functools.cache
+def go_env(name: str) -> str:
+    """One `go env` value (e.g. GOMODCACHE) as builds here see it."""
+    try:
+        out = subprocess.run([go_binary(), "env", name], capture_output=True, text=True,
+                             check=True, timeout=60, env=build_env())
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GoToolchainError(f"`go env {name}` failed: {exc}") from exc
+    return out.stdout.strip()
+
+
+
+#: The module path of lnd in go.mod: the reference routers' version.
+LND_MODULE = "github.com/lightningnetwork/lnd"
+
+
+@functools.cache
+def lnd_version(go_dir: Path | None = None) -> str:
+    """lnd's version as go.mod requires it (the one source of truth)."""
+    go_mod = (go_dir or go_module_dir()) / "go.mod"
+    found = re.search(rf"^\s*{re.escape(LND_MODULE)}\s+(\S+)", go_mod.read_text(), re.M)
+    if found is None:
+        raise GoToolchainError(f"{go_mod}: no `require {LND_MODULE}` line")
+    return found.group(1)

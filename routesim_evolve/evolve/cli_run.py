@@ -8,13 +8,20 @@ from pathlib import Path
 import click
 
 from routesim_evolve.build.gomodule import GoToolchainError, require_modules
-from routesim_evolve.cli_error import UserError
+from routesim_evolve.cli_error import RunStopped, UserError
 from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.evolve.budget import BudgetTooSmall
 from routesim_evolve.evolve.driver import EvolveSettings, evolve
+from routesim_evolve.evolve.rotation import ProposalsKeepFailing
 from routesim_evolve.evolve.seed import SeedError
-from routesim_evolve.propose.factory import build_proposers
-from routesim_evolve.reflect.factory import BackendUnavailable
+from routesim_evolve.propose.agentic import AgentWorkspace
+from routesim_evolve.propose.base import Proposer
+from routesim_evolve.propose.factory import backend_of, build_proposers
+from routesim_evolve.reflect.base import BackendOptions
+from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
+from routesim_evolve.reflect.cost import CostLedger, unpriced_models
+from routesim_evolve.reflect.errors import BackendUnavailable
+from routesim_evolve.reflect.pricing import PricesError, load_prices
 from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack, read_lessons
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
 from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
@@ -25,7 +32,8 @@ def run_evolution(
     *, corpus: Path, degraded: bool, seed_file: Path | None, name: str | None, runs_dir: Path,
     max_evals: int | None, max_proposals: int | None, workers: int | None,
     reflection: tuple[str, ...], adaptive: bool, plateau_evals: int | None,
-    prompts_dir: Path | None, rng_seed: int, timeout: float, executor: ExecutorSettings,
+    prompts_dir: Path | None, rng_seed: int, timeout: float, max_cost: float | None,
+    prices: Path | None, lm: BackendOptions, executor: ExecutorSettings,
 ) -> None:
     """Run one evolution and print where the best candidate is and how it did."""
     try:
@@ -34,23 +42,32 @@ def run_evolution(
         specs = _specs(reflection)
         pack = PromptPack(manifest, degraded=degraded, pack_dir=prompts_dir or DEFAULT_PACK,
                           lessons=read_lessons())
-    except (CorpusError, GoToolchainError, LMSpecError, PromptError) as exc:
+        ledger = CostLedger(load_prices(prices))
+    except (CorpusError, GoToolchainError, LMSpecError, PromptError, PricesError) as exc:
         raise UserError(str(exc)) from None
     run_name = name or _default_name(corpus, degraded)
     settings = EvolveSettings(
         corpus=corpus, run_dir=runs_dir / run_name, degraded=degraded, seed_file=seed_file,
         max_evals=max_evals, max_proposals=max_proposals, max_concurrency=workers,
         seed=rng_seed, adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
-        reflection=[str(s) for s in specs], executor=executor,
+        reflection=[str(s) for s in specs], lm=lm, max_cost=max_cost, prices=prices,
+        prompts=prompts_dir, executor=executor,
     )
+    workspace = AgentWorkspace.for_run(settings.run_dir)
     try:
-        proposers = build_proposers(specs, pack, corpus, seed=rng_seed)
+        proposers = build_proposers(specs, pack, workspace, seed=rng_seed, options=lm,
+                                    meter=ledger)
+        _preflight(proposers, ledger, max_cost)
     except BackendUnavailable as exc:
         raise UserError(str(exc)) from None
     try:
-        summary = evolve(settings, proposers, say=lambda m: click.echo(m, err=True))
+        summary = evolve(settings, proposers, ledger=ledger,
+                         say=lambda m: click.echo(m, err=True))
     except (BudgetTooSmall, SeedError) as exc:
         raise UserError(str(exc)) from None
+    except ProposalsKeepFailing as exc:
+        raise RunStopped(f"{exc}\nThe run is saved in {settings.run_dir}: fix the cause and "
+                         f"run again with --name {run_name} to resume.") from None
     click.echo(f"\nBest candidate: {summary.best_path}")
     click.echo(f"Val score: {summary.best_val:.4f} (seed {summary.seed_val:.4f})")
     click.echo("\nHeld-out test (best vs seed vs lnd-apriori vs lnd-bimodal):\n")
@@ -58,6 +75,26 @@ def run_evolution(
     click.echo("\n" + render_sanity(summary.test))
     click.echo("\n" + render_pairs(summary.test))
     click.echo(f"\nReport: {summary.run_dir / 'report.md'}")
+
+
+def _preflight(proposers: list[Proposer], ledger: CostLedger, max_cost: float | None) -> None:
+    """Every back-end can work (key, CLI, server, model), and with
+    --max-cost every reply can be priced; raises BackendUnavailable."""
+    backends = [b for p in proposers if (b := backend_of(p)) is not None]
+    for backend in backends:
+        click.echo(f"checking {backend.name}…", err=True)
+        backend.preflight()
+    if max_cost is None:
+        return
+    blind = unpriced_models(ledger.prices, [
+        (b.name, b.model, isinstance(b, ClaudeCLIBackend)) for b in backends
+    ])
+    if blind:
+        raise BackendUnavailable(
+            f"--max-cost cannot see what {', '.join(blind)} costs: the price table has no "
+            "entry for its model. Name the model in --reflection-lm and add its price with "
+            "--prices FILE (see docs/llm.md)."
+        )
 
 
 def _specs(values: tuple[str, ...]) -> list[LMSpec]:

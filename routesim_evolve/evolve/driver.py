@@ -30,6 +30,9 @@ from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import load_seed
 from routesim_evolve.propose.base import Proposer
+from routesim_evolve.reflect.base import BackendOptions
+from routesim_evolve.reflect.cost import CostLedger
+from routesim_evolve.reflect.pricing import load_prices
 from routesim_evolve.report.heldout import (
     Comparison,
     compare_routers,
@@ -63,6 +66,12 @@ class EvolveSettings(BaseModel):
     timeout: float = 60.0
     memory: int = 1 << 30
     reflection: list[str] = Field(default_factory=lambda: ["offline"])
+    prompts: Path | None = Field(default=None, description="prompt pack; None: the default")
+    lm: BackendOptions = BackendOptions()
+    max_cost: float | None = Field(
+        default=None, gt=0, description="USD; the run stops once its LM replies cost this much"
+    )
+    prices: Path | None = Field(default=None, description="a price table over the bundled one")
     executor: ExecutorSettings = ExecutorSettings()
 
 
@@ -77,6 +86,7 @@ class RunSummary(BaseModel):
     metric_calls: int
     test: Comparison
     notes: list[str] = []
+    cost: str = Field(default="", description="what the LM replies cost, as the ledger says it")
 
 
 class _NullLogger:
@@ -90,10 +100,15 @@ def evolve(
     settings: EvolveSettings,
     proposers: Sequence[Proposer],
     *,
+    ledger: CostLedger | None = None,
     say: Callable[[str], None] = print,
     runner: Runner | None = None,
 ) -> RunSummary:
-    """Run GEPA on the corpus and score the best candidate on held-out test."""
+    """Run GEPA on the corpus and score the best candidate on held-out test.
+    `ledger` is the one the proposers' back-ends charge. Raises the
+    dispatcher's fatal error (proposals that keep failing, a proposer's bug)
+    once GEPA has stopped; the run dir then resumes."""
+    ledger = ledger or CostLedger(load_prices(settings.prices))
     run_dir = settings.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "settings.json").write_bytes(
@@ -121,9 +136,10 @@ def evolve(
     plateau = settings.plateau_evals or 5 * len(val)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau,
                                   spent=evaluator.recorded_runs)
-    runlog = RunLog(run_dir, budget=budget, status=lambda: f"proposer {dispatcher.current.name}",
-                    stream=None)
-    search = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher)
+    runlog = RunLog(run_dir, budget=budget, proposer=lambda: dispatcher.current.name,
+                    ledger=ledger)
+    search = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher,
+                         ledger=ledger)
     if search.restore():
         say(f"resuming {run_dir}: the search goes on from its last saved iteration")
     config = GEPAConfig(
@@ -154,22 +170,37 @@ def evolve(
         ),
         tracking=TrackingConfig(logger=_NullLogger()),
         callbacks=[dispatcher, runlog, search],
-        stop_callbacks=[budget, lambda state: dispatcher.exhausted() is not None],
+        stop_callbacks=[
+            budget,
+            lambda state: dispatcher.exhausted() is not None,
+            lambda state: dispatcher.fatal is not None,
+            lambda state: _over_cost(settings.max_cost, ledger),
+        ],
     )
     say(f"evolving from {seed.origin} with {', '.join(p.name for p in proposers)}: "
         f"{len(train)} train, {len(val)} val scenarios, budget {budget.limit} evaluations; "
         f"run dir {run_dir}")
-    result = optimize_anything(
-        seed_candidate=seed.source,
-        evaluator=evaluator,
-        dataset=list(train),
-        valset=list(val),
-        config=config,
-    )
+    try:
+        result = optimize_anything(
+            seed_candidate=seed.source,
+            evaluator=evaluator,
+            dataset=list(train),
+            valset=list(val),
+            config=config,
+        )
+    finally:
+        runlog.close()
+    if dispatcher.fatal is not None:
+        raise dispatcher.fatal
     spent = budget.used
     notes = list(seed.notes)
     if (why := dispatcher.exhausted()) is not None:
         notes.append(_stopped_early(why, budget))
+        say(notes[-1])
+    if _over_cost(settings.max_cost, ledger):
+        notes.append(f"Stopped at the cost limit: the LM replies cost {ledger.describe()} of "
+                     f"--max-cost ${settings.max_cost:.2f}, after {budget.used} of "
+                     f"{budget.limit} evaluations.")
         say(notes[-1])
     best = candidate_text(result.best_candidate)
     best_path = run_dir / "best.go"
@@ -191,9 +222,14 @@ def evolve(
         metric_calls=spent,
         test=comparison,
         notes=notes,
+        cost=ledger.describe(),
     )
     _write_report(summary, run_dir)
     return summary
+
+
+def _over_cost(limit: float | None, ledger: CostLedger) -> bool:
+    return limit is not None and ledger.total_usd >= limit
 
 
 def _stopped_early(why: str, budget: EvalBudget) -> str:
@@ -221,7 +257,7 @@ def render_report(summary: RunSummary) -> str:
         f"# Evolution run {summary.run_dir.name}",
         f"Best candidate: `{summary.best_path}` — val score {summary.best_val:.4f} "
         f"(seed {summary.seed_val:.4f}); {summary.candidates} candidates kept, "
-        f"{summary.metric_calls} evaluations.",
+        f"{summary.metric_calls} evaluations. LM cost: {summary.cost or 'not recorded'}.",
         *summary.notes,
         "## Held-out test: per arena",
         render_table(summary.test),

@@ -29,6 +29,7 @@ from gepa.strategies.candidate_selector import ParetoCandidateSelector
 
 from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.evolve.rotation import RotatingProposer
+from routesim_evolve.reflect.cost import CostLedger
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +43,13 @@ class SearchState:
     """GEPA's random search state and our proposers', saved with GEPA's."""
 
     def __init__(self, run_dir: Path, *, seed: int, minibatch: int,
-                 dispatcher: RotatingProposer) -> None:
+                 dispatcher: RotatingProposer, ledger: CostLedger) -> None:
         self.path = run_dir / FILE
         self.rng = random.Random(seed)
         self.sampler = EpochShuffledBatchSampler(minibatch_size=minibatch, rng=self.rng)
         self.selector = ParetoCandidateSelector(rng=self.rng)
         self.dispatcher = dispatcher
+        self.ledger = ledger
 
     def restore(self) -> bool:
         """Load the last snapshot, if any; True when one was loaded."""
@@ -59,6 +61,9 @@ class SearchState:
             for name in _SAMPLER_FIELDS:
                 setattr(self.sampler, name, snap["sampler"][name])
             self.dispatcher.restore(snap["dispatcher"])
+            # Older snapshots (before cost tracking) have no ledger.
+            if "ledger" in snap:
+                self.ledger.restore(snap["ledger"])
         except (OSError, pickle.UnpicklingError, EOFError, KeyError, TypeError,
                 ValueError) as exc:
             log.warning("%s is unreadable (%s): the search state starts afresh", self.path, exc)
@@ -72,5 +77,6 @@ class SearchState:
             "rng": self.rng.getstate(),
             "sampler": {name: getattr(self.sampler, name) for name in _SAMPLER_FIELDS},
             "dispatcher": self.dispatcher.snapshot(),
+            "ledger": self.ledger.snapshot(),
         }
         atomic_write(self.path, pickle.dumps(snap))

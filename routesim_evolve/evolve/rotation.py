@@ -1,14 +1,21 @@
 """The proposal dispatcher GEPA calls, with adaptive rotation.
 
 GEPA hands every proposal to `custom_candidate_proposer`; the dispatcher
-passes it to the current proposer (offline knob search, a reflection LM, an
-agentic CLI), turns a failed proposal into a skipped iteration (an empty
-dict) instead of a dead run, and drops a child that repeats its parent or any
+turns GEPA's reflective dataset into typed feedback, passes it to the
+current proposer (offline knob search, a reflection LM, an agentic CLI),
+turns a failed proposal (`ProposalFailed`) into a skipped iteration (an
+empty dict) instead of a dead run, and drops a child that repeats its parent or any
 candidate already evaluated, telling the proposer so: GEPA never spends an
 evaluation on it. With adaptive rotation it moves on to the next proposer
 when the best validation score has not improved for `plateau_evals` metric
 calls, and at once when the current proposer has nothing left to try. All
 proposers draw from the run's one budget.
+
+Two things end the run instead (`fatal`, which the driver's stop callback
+watches and raises once GEPA has stopped): a few permanent proposal
+failures in a row (a refused key, an unknown model: every later iteration
+would fail the same way), and any other exception, which is a bug in a
+proposer and must not be hidden as skipped iterations.
 """
 
 from __future__ import annotations
@@ -19,8 +26,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from routesim_evolve.propose.base import Proposer
+from routesim_evolve.reflect.errors import ProposalFailed
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 log = logging.getLogger(__name__)
+
+#: Permanent proposal failures in a row that stop the run.
+MAX_PERMANENT_FAILURES = 3
+
+
+class ProposalsKeepFailing(RuntimeError):
+    """Proposals failed several times in a row for a reason waiting will
+    not fix; the message names the proposer and the last reason."""
 
 
 class RotatingProposer:
@@ -49,6 +66,9 @@ class RotatingProposer:
         self.rotations: list[tuple[int, str]] = []
         self.skipped = 0
         self.unchanged = 0
+        self.permanent_failures = 0  # in a row
+        # What ends the run: see the module doc.
+        self.fatal: BaseException | None = None
         self._seen: set[str] = set()  # digests of every candidate evaluated or proposed
         # The proposer of the last proposal: GEPA's verdict on it may arrive
         # after a rotation.
@@ -77,11 +97,10 @@ class RotatingProposer:
         for component in components_to_update:
             parent = candidate[component]
             self._seen.add(_digest(parent))
-            try:
-                child = proposer.propose(parent, reflective_dataset.get(component, ()))
-            except Exception as exc:  # a proposer's failure costs an iteration, not the run
-                log.warning("proposer %s failed: %s", proposer.name, exc)
-                child = None
+            feedback = [
+                ScenarioFeedback.from_side_info(e) for e in reflective_dataset.get(component, ())
+            ]
+            child = self._propose(proposer, parent, feedback)
             if child is None or not child.strip():
                 continue
             if _digest(child) in self._seen:
@@ -97,6 +116,28 @@ class RotatingProposer:
         if not out:
             self.skipped += 1
         return out
+
+    def _propose(
+        self, proposer: Proposer, parent: str, feedback: list[ScenarioFeedback]
+    ) -> str | None:
+        """The proposer's child; a failed proposal costs an iteration, a
+        run of permanent ones or a bug ends the run."""
+        try:
+            child = proposer.propose(parent, feedback)
+        except ProposalFailed as exc:
+            log.warning("proposer %s failed: %s", proposer.name, exc.reason)
+            self.permanent_failures = self.permanent_failures + 1 if exc.permanent else 0
+            if self.permanent_failures >= MAX_PERMANENT_FAILURES:
+                self.fatal = ProposalsKeepFailing(
+                    f"{self.permanent_failures} proposals in a row failed for a reason that "
+                    f"waiting will not fix; the last, from {proposer.name}: {exc.reason}"
+                )
+            return None
+        except Exception as exc:
+            self.fatal = exc
+            raise
+        self.permanent_failures = 0
+        return child
 
     def snapshot(self) -> dict[str, Any]:
         """The dispatcher's and every proposer's state (see resume.py)."""

@@ -1,5 +1,5 @@
 """The run's own log: one JSON line per proposal and score, the source of
-every candidate once, and a one-line progress display.
+every candidate once, and the progress display (progress.py).
 
 GEPA's default logger prints whole candidates every iteration; this keeps
 the run dir small and the screen readable instead.
@@ -7,7 +7,6 @@ the run dir small and the screen readable instead.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -18,6 +17,8 @@ import orjson
 
 from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.evolve.budget import EvalBudget
+from routesim_evolve.evolve.progress import ProgressSnapshot, make_view
+from routesim_evolve.reflect.cost import Charge, CostLedger
 from routesim_evolve.score.evaluator import candidate_hash
 
 Status = Callable[[], str]
@@ -31,19 +32,25 @@ class RunLog:
         run_dir: Path,
         *,
         budget: EvalBudget,
-        status: Status | None = None,
+        proposer: Status | None = None,
         stream: TextIO | None = None,
+        ledger: CostLedger | None = None,
     ) -> None:
         self.run_dir = run_dir
         self.path = run_dir / "log.jsonl"
         self.candidates_dir = run_dir / "candidates"
         self.budget = budget
-        self._status = status or (lambda: "")
-        self._stream = stream if stream is not None else sys.stderr
+        self._proposer = proposer or (lambda: "")
+        self._view = make_view(stream)
         self._lock = threading.Lock()
         self._started = time.monotonic()
+        self._used_at_start = budget.used  # a resumed run's earlier evaluations
         self.best_val: float | None = None
         self.candidates_dir.mkdir(parents=True, exist_ok=True)
+        self.ledger = ledger
+        self._cost_at_iteration_start = ledger.total_usd if ledger else 0.0
+        if ledger is not None:
+            ledger.on_charge = self._charged
 
     # Writing -------------------------------------------------------------
 
@@ -62,14 +69,25 @@ class RunLog:
             atomic_write(path, source.encode())
         return cid
 
-    def progress(self, note: str = "") -> None:
-        best = "—" if self.best_val is None else f"{self.best_val:.4f}"
+    def snapshot(self) -> ProgressSnapshot:
+        """The run's figures now; the rate counts this session's evaluations."""
         elapsed = time.monotonic() - self._started
-        line = (
-            f"[{elapsed:6.0f}s] evals {self.budget.used}/{self.budget.limit}  best val {best}  "
-            f"{self._status()}  {note}"
-        ).rstrip()
-        print(line, file=self._stream, flush=True)
+        done = self.budget.used - self._used_at_start
+        rate = 60.0 * done / elapsed if done > 0 and elapsed > 0 else None
+        left = max(0, self.budget.limit - self.budget.used)
+        return ProgressSnapshot(
+            elapsed_s=elapsed, used=self.budget.used, limit=self.budget.limit,
+            best_val=self.best_val, proposer=self._proposer(),
+            cost=self.ledger.describe() if self.ledger and self.ledger.replies else "",
+            evals_per_min=rate, eta_s=60.0 * left / rate if rate else None,
+        )
+
+    def progress(self, note: str = "") -> None:
+        self._view.show(self.snapshot(), note)
+
+    def close(self) -> None:
+        """End the live display (a no-op for plain lines)."""
+        self._view.close()
 
     # GEPACallback hooks --------------------------------------------------
 
@@ -82,7 +100,7 @@ class RunLog:
         texts = event.get("new_instructions") or {}
         ids = [self.save_candidate(t) for t in texts.values()]
         self.event("proposal", iteration=event["iteration"], children=ids,
-                   skipped=not ids, proposer=self._status())
+                   skipped=not ids, proposer=self._proposer())
 
     def on_proposal_start(self, event: Mapping[str, Any]) -> None:
         parent = candidate_text(event["parent_candidate"])
@@ -116,7 +134,21 @@ class RunLog:
 
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         verdict = "accepted" if event["proposal_accepted"] else "not better"
-        self.progress(f"iteration {event['iteration']}: {verdict}")
+        note = f"iteration {event['iteration']}: {verdict}"
+        if self.ledger is not None and self.ledger.replies:
+            spent = self.ledger.total_usd - self._cost_at_iteration_start
+            self._cost_at_iteration_start = self.ledger.total_usd
+            self.event("cost", iteration=event["iteration"], iteration_usd=round(spent, 6),
+                       total_usd=round(self.ledger.total_usd, 6),
+                       unpriced=sorted(self.ledger.unpriced))
+            if self.ledger.priced_replies:
+                note += f" (+${spent:.2f})"
+        self.progress(note)
+
+    def _charged(self, charge: Charge) -> None:
+        """Every LM reply's tokens and price, as the back-end reported them."""
+        self.event("lm_usage", backend=charge.backend, model=charge.model,
+                   cost_usd=charge.cost_usd, **charge.usage.model_dump(exclude_none=True))
 
     def on_error(self, event: Mapping[str, Any]) -> None:
         self.event("error", iteration=event["iteration"], error=repr(event["exception"]),

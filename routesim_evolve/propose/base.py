@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from routesim_evolve.reflect.base import PromptParts
-from routesim_evolve.reflect.prompts import PromptPack, feedback_items
+from routesim_evolve.reflect.prompts import PromptPack
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 
 class Proposer:
@@ -18,8 +19,11 @@ class Proposer:
 
     name: str = "proposer"
 
-    def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
-        """The child's whole source, or None to skip this proposal."""
+    def propose(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> str | None:
+        """The child's whole source, or None to skip this proposal. A
+        proposal that fails for a reason outside the proposer (the LM gave
+        up, no usable file) raises `ProposalFailed`; anything else is a bug
+        and ends the run."""
         raise NotImplementedError
 
     def exhausted(self) -> str | None:
@@ -54,10 +58,10 @@ class PromptedProposer(Proposer):
         self.pack = pack
         self._note: str | None = None
 
-    def prompt(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> PromptParts:
+    def prompt(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> PromptParts:
         """The prompt for this proposal, with the pending note (then cleared)."""
         note, self._note = self._note, None
-        return self.pack.render(parent, feedback_items(feedback), note=note)
+        return self.pack.render(parent, feedback, note=note)
 
     def on_unchanged(self, note: str) -> None:
         self._note = note

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.tunables import Axis, Tunable, find_tunables, set_value
+from routesim_evolve.score.feedback import ScenarioFeedback
 
 AXES: tuple[Axis, ...] = ("success", "retry_efficiency", "fee_efficiency")
 
@@ -77,7 +78,7 @@ class OfflineProposer(Proposer):
         self._knobs: list[Tunable] | None = None  # the last parent's (None: not asked yet)
         self._stuck = False  # the last proposal found no move it had not made before
 
-    def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
+    def propose(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> str | None:
         """A changed copy of parent never proposed before, or None when it
         marks no knob or every move repeats an earlier one."""
         knobs = self._knobs = find_tunables(parent)
@@ -169,18 +170,16 @@ class OfflineProposer(Proposer):
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
         self.outcome(accepted=False, inert=event.get("new_score") == event.get("old_score"))
 
-    def _weakest_axis(self, feedback: Sequence[Mapping[str, Any]]) -> Axis:
+    def _weakest_axis(self, feedback: Sequence[ScenarioFeedback]) -> Axis:
         """The axis where the candidate trails lnd (or perfection) the most,
         drawn with weights so that no axis starves."""
         gaps = dict.fromkeys(AXES, 0.01)
         for item in feedback:
-            mine = _scores(item, "Scores (Higher is Better)") or _scores(item, "scores")
-            refs = item.get("lnd_scores") or {}
+            mine = item.axes.as_dict()
+            refs = [r.as_dict() for r in item.references.values()]
             for axis in AXES:
-                best_ref = max((float(r.get(axis, 0.0)) for r in refs.values()), default=1.0)
-                gaps[axis] += max(0.0, best_ref - mine.get(axis, 0.0)) + 0.1 * (
-                    1.0 - mine.get(axis, 0.0)
-                )
+                best_ref = max((r[axis] for r in refs), default=1.0)
+                gaps[axis] += max(0.0, best_ref - mine[axis]) + 0.1 * (1.0 - mine[axis])
         # Success leads the score: weigh its gap as the score does.
         gaps["success"] *= 8
         return self._rng.choices(list(gaps), weights=list(gaps.values()))[0]
@@ -222,11 +221,6 @@ def _moved(value: float, direction: int, step: float, knob: Tunable) -> float:
         if new == value and low <= value + direction <= high:
             new = value + direction
     return new
-
-
-def _scores(item: Mapping[str, Any], key: str) -> dict[str, float]:
-    raw = item.get(key)
-    return {k: float(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
 
 
 def _digest(source: str) -> str:

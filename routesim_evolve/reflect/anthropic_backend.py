@@ -1,115 +1,155 @@
-"""Reflection through the Anthropic Messages API.
+"""Reflection through the Anthropic Messages API, streamed.
 
-The static prompt part is the system block, marked `cache_control:
-ephemeral`, so every iteration after the first reads it from the prompt
-cache; the per-iteration part is the user turn after it.
+The static prompt part is the system block, marked `cache_control`, so
+every iteration after the first reads it from the prompt cache (kept five
+minutes, or an hour with `cache_ttl="1h"`); the per-iteration part is the
+user turn after it.
 
-Effort: models from Claude Opus/Sonnet 4.6 on take `output_config.effort`
-with adaptive thinking; older ones (3.x, 4.0, 4.1, 4.5) get manual extended
-thinking with a token budget per level instead.
+Replies are streamed and assembled: a whole Go file plus thinking can take
+longer than the SDK allows a non-streaming request, and a stream shows
+progress, so the request timeout bounds silence, not the whole reply.
+
+Effort goes only to models that take it (see models.py): adaptive thinking
+with `output_config.effort` from Claude Opus/Sonnet 4.6 on, a thinking
+budget per level for 3.7 to 4.5, nothing for older models.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import re
 import time
 from typing import Any
 
 import anthropic
 
 from routesim_evolve.reflect.base import (
-    PromptLike,
+    APIBackend,
+    BackendOptions,
     PromptParts,
-    Retrying,
     RetryPolicy,
     Sleep,
-    as_prompt,
+    UsageMeter,
     is_transient_status,
     retry_after_seconds,
 )
-from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
+from routesim_evolve.reflect.models import anthropic_limits, anthropic_max_tokens
+from routesim_evolve.reflect.usage import Completion, Usage
 
 log = logging.getLogger(__name__)
 
-# A whole Go file (a few thousand tokens) plus the model's thinking, which
-# counts toward max_tokens.
-DEFAULT_MAX_TOKENS = 64_000
-DEFAULT_REQUEST_TIMEOUT_S = 900.0
-
-_LEGACY_THINKING = re.compile(
-    r"claude-3|claude-(opus|sonnet|haiku)-4-(0|1|5)\b|claude-(opus|sonnet)-4-20\d{6}"
-)
 THINKING_BUDGETS = {"low": 4_000, "medium": 10_000, "high": 20_000, "xhigh": 32_000, "max": 48_000}
 
 
-class AnthropicBackend:
+class AnthropicBackend(APIBackend):
     def __init__(
         self,
         model: str,
         effort: str | None = None,
         *,
         client: anthropic.Anthropic | None = None,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S,
+        options: BackendOptions | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep = time.sleep,
         rng: random.Random | None = None,
+        meter: UsageMeter | None = None,
     ) -> None:
         self.name = ":".join(p for p in ("anthropic", model, effort) if p)
         self.model = model
-        self.effort = effort
+        super().__init__(options=options, retry=retry, sleep=sleep, rng=rng, meter=meter)
+        self.effort = self._accepted_effort(effort)
         # Our RetryPolicy does the retrying, so the SDK's own is switched off.
         self._client = client or anthropic.Anthropic(max_retries=0)
-        self._max_tokens = max_tokens
-        self._timeout = request_timeout
-        self._retrying = Retrying(self.name, retry, sleep, rng)
+        self._max_tokens = anthropic_max_tokens(model, self.options.max_output_tokens)
 
-    def complete(self, prompt: PromptLike) -> str:
-        parts = as_prompt(prompt)
-        return self._retrying.run(lambda: self._call(parts))
+    def _accepted_effort(self, effort: str | None) -> str | None:
+        if effort and anthropic_limits(self.model)[1] == "none":
+            log.warning("%s: this model takes no effort or thinking; %r is not sent",
+                        self.model, effort)
+            return None
+        return effort
+
+    def preflight(self) -> None:
+        """A key is set and the API knows the model (a free metadata call)."""
+        if self._client.api_key is None and self._client.auth_token is None:
+            raise BackendUnavailable(
+                f"{self.name}: no Anthropic credentials: set ANTHROPIC_API_KEY (or "
+                "ANTHROPIC_AUTH_TOKEN), or choose another --reflection-lm"
+            )
+        try:
+            self._client.models.retrieve(self.model, timeout=30.0)
+        except anthropic.NotFoundError:
+            raise BackendUnavailable(
+                f"{self.name}: the API does not know model {self.model!r}; check the name "
+                "(e.g. anthropic:claude-opus-5:high)"
+            ) from None
+        except anthropic.AuthenticationError as err:
+            raise BackendUnavailable(
+                f"{self.name}: the API refused the key ({err.message}); check ANTHROPIC_API_KEY"
+            ) from None
+        except anthropic.AnthropicError as err:
+            raise BackendUnavailable(f"{self.name}: cannot reach the API: {err}") from None
 
     def request(self, prompt: PromptParts) -> dict[str, Any]:
-        """The `messages.create` arguments for `prompt`."""
+        """The `messages.stream` arguments for `prompt`."""
+        cache: dict[str, str] = {"type": "ephemeral"}
+        if self.options.cache_ttl != "5m":
+            cache["ttl"] = self.options.cache_ttl
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self._max_tokens,
-            "system": [
-                {"type": "text", "text": prompt.static, "cache_control": {"type": "ephemeral"}}
-            ],
+            "system": [{"type": "text", "text": prompt.static, "cache_control": cache}],
             "messages": _messages(prompt),
-            # An explicit timeout also lifts the SDK's refusal of long
-            # non-streaming requests.
-            "timeout": self._timeout,
+            # Streaming: the longest wait between two chunks.
+            "timeout": self.options.idle_timeout,
         }
         if self.effort:
             kwargs.update(self._effort_args(self.effort))
         return kwargs
 
     def _effort_args(self, effort: str) -> dict[str, Any]:
-        if _LEGACY_THINKING.search(self.model):
+        if anthropic_limits(self.model)[1] == "budget":
             level = THINKING_BUDGETS.get(effort, THINKING_BUDGETS["high"])
             budget = min(level, self._max_tokens // 2)
             return {"thinking": {"type": "enabled", "budget_tokens": budget}}
         return {"thinking": {"type": "adaptive"}, "output_config": {"effort": effort}}
 
-    def _call(self, prompt: PromptParts) -> str:
+    def _call(self, prompt: PromptParts) -> Completion:
         try:
-            message = self._client.messages.create(**self.request(prompt))
+            with self._client.messages.stream(**self.request(prompt)) as stream:
+                message = stream.get_final_message()
         except anthropic.APIConnectionError as err:  # includes APITimeoutError
             raise TransientError(f"{type(err).__name__}: {err}") from err
         except anthropic.APIStatusError as err:
             reason = f"HTTP {err.status_code}: {err.message}"
             if is_transient_status(err.status_code):
                 raise TransientError(reason, retry_after=_retry_after(err)) from err
-            raise ProposalFailed(f"{self.name}: {reason}") from err
-        except (anthropic.AnthropicError, TypeError) as err:
-            # TypeError is how the SDK reports missing credentials.
-            raise ProposalFailed(f"{self.name}: {type(err).__name__}: {err}") from err
+            raise ProposalFailed(f"{self.name}: {reason}", permanent=True) from err
+        except anthropic.AnthropicError as err:
+            # A stream cut off mid-reply, an overloaded event inside it.
+            raise TransientError(f"{type(err).__name__}: {err}") from err
         if message.stop_reason == "max_tokens":
             log.warning("%s: reply cut off at max_tokens=%d", self.name, self._max_tokens)
-        return "".join(block.text for block in message.content if block.type == "text")
+        text = "".join(block.text for block in message.content if block.type == "text")
+        return Completion(text=text, usage=_usage(message.usage))
+
+
+def _usage(usage: Any) -> Usage:
+    """Anthropic's usage block: input excludes cache reads and writes; the
+    writes are split by TTL when the API says so."""
+    write_1h = 0
+    split = getattr(usage, "cache_creation", None)
+    if split is not None:
+        write_1h = getattr(split, "ephemeral_1h_input_tokens", 0) or 0
+    writes = usage.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_write_tokens=max(0, writes - write_1h),
+        cache_write_1h_tokens=write_1h,
+        cache_read_tokens=usage.cache_read_input_tokens or 0,
+    )
 
 
 def _messages(prompt: PromptParts) -> list[dict[str, Any]]:

@@ -7,11 +7,12 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+from routesim_evolve.reflect.usage import Completion, Usage
 
 log = logging.getLogger(__name__)
 
@@ -58,35 +59,53 @@ class PromptParts(BaseModel):
         return "\n\n".join(parts) + "\n"
 
 
-class PromptLike(Protocol):
-    """Anything with the two prompt parts, e.g. `reflect.prompts.PromptParts`."""
-
-    @property
-    def static(self) -> str: ...
-
-    @property
-    def dynamic(self) -> str: ...
-
-
-def as_prompt(prompt: PromptLike) -> PromptParts:
-    """`prompt` as this module's PromptParts (which adds follow-up turns), so
-    the prompt renderer's own model can be passed straight in."""
-    if isinstance(prompt, PromptParts):
-        return prompt
-    return PromptParts(static=prompt.static, dynamic=prompt.dynamic)
-
-
 @runtime_checkable
 class ReflectionBackend(Protocol):
     """An LM (or agent) that answers a reflection prompt with text.
 
-    `complete` retries transient failures itself and raises only
-    `ProposalFailed` when it finally gives up.
+    `preflight` checks, before the run, that the back-end can work at all
+    (credentials, CLI, server) and raises `BackendUnavailable` saying what
+    to set. `complete` retries transient failures itself and raises only
+    `ProposalFailed` when it finally gives up. `model` names what the price
+    table is looked up by (None: the tool's own default).
     """
 
     name: str
+    model: str | None
 
-    def complete(self, prompt: PromptLike) -> str: ...
+    def preflight(self) -> None: ...
+
+    def complete(self, prompt: PromptParts) -> Completion: ...
+
+
+class UsageMeter(Protocol):
+    """Where a back-end reports what each reply cost (the run's cost ledger)."""
+
+    def charge(self, backend: str, model: str | None, usage: Usage) -> None: ...
+
+
+class BackendOptions(BaseModel):
+    """How every back-end talks to its model; the CLI's options fill it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    idle_timeout: float = Field(
+        default=300.0, gt=0,
+        description="seconds without any progress (a streamed token, an agent event) "
+        "before a request or an agent run is given up and retried",
+    )
+    agent_timeout: float = Field(
+        default=1800.0, gt=0, description="seconds one agent CLI run may take in all"
+    )
+    cache_ttl: Literal["5m", "1h"] = Field(
+        default="5m",
+        description="how long Anthropic keeps the cached prompt prefix; 1h costs more per "
+        "write but pays when iterations are slower than five minutes",
+    )
+    max_output_tokens: int = Field(
+        default=64_000, gt=0,
+        description="output tokens asked for (thinking included), capped by the model's own limit",
+    )
 
 
 class RetryPolicy(BaseModel):
@@ -177,3 +196,33 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         except ValueError:
             continue  # an HTTP date: rare enough to fall back to our backoff
     return None
+
+
+class APIBackend:
+    """What the HTTP API back-ends share: retries around one request, and
+    the usage of every reply reported to the meter."""
+
+    name: str = ""
+    model: str = ""
+
+    def __init__(
+        self,
+        *,
+        options: BackendOptions | None,
+        retry: RetryPolicy | None,
+        sleep: Sleep,
+        rng: random.Random | None,
+        meter: UsageMeter | None,
+    ) -> None:
+        self.options = options or BackendOptions()
+        self.meter = meter
+        self._retrying = Retrying(self.name, retry, sleep, rng)
+
+    def complete(self, prompt: PromptParts) -> Completion:
+        completion = self._retrying.run(lambda: self._call(prompt))
+        if self.meter is not None:
+            self.meter.charge(self.name, self.model, completion.usage)
+        return completion
+
+    def _call(self, prompt: PromptParts) -> Completion:
+        raise NotImplementedError

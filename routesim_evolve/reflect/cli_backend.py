@@ -1,7 +1,8 @@
 """Reflection through the agent command-line tools, `claude` and `codex`.
 
-Both run as subprocesses in a scratch directory with a timeout and a scrubbed
-environment, in one of two modes:
+Both run as watched subprocesses (process.py: a limit on the whole run and
+a no-progress timeout) in a scratch directory with a scrubbed environment,
+in one of two modes:
 
 * single call (`complete`): the whole prompt on stdin, the reply text out;
 * agentic (`propose_in_workdir`): the current candidate is written to
@@ -12,15 +13,17 @@ environment, in one of two modes:
 Command lines (flags from Claude Code's CLI reference and headless-mode docs,
 and from codex's `codex-rs/exec/src/cli.rs` and non-interactive-mode docs):
 
-    claude -p --output-format json [--model M] [--effort E]
-           [--permission-mode acceptEdits --allowedTools Read Edit Write ...]
-    codex exec [--model M] [-c model_reasoning_effort="E"]
-           --sandbox read-only|workspace-write --skip-git-repo-check
-           --ephemeral --color never --output-last-message FILE -
+    claude -p --output-format stream-json --verbose [--model M] [--effort E]
+           [--permission-mode acceptEdits --add-dir D --allowedTools Read Edit ...]
+    codex exec [-c model_provider=... (a base URL)] [--model M]
+           [-c model_reasoning_effort="E"] --sandbox read-only|workspace-write
+           [--add-dir D] --skip-git-repo-check --ephemeral --color never --json
+           --output-last-message FILE -
 
-`claude -p` reads the prompt from stdin when no prompt argument is given and
-prints one JSON object whose `result` is the reply; `codex exec -` reads the
-prompt from stdin and writes the agent's last message to FILE.
+`claude -p` reads the prompt from stdin and prints one JSON event per line,
+the last a `result` event with the reply, its usage and `total_cost_usd`;
+`codex exec -` reads the prompt from stdin, prints JSONL events (usage in
+`turn.completed`) and writes the agent's last message to FILE.
 """
 
 from __future__ import annotations
@@ -30,36 +33,31 @@ import logging
 import os
 import random
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from routesim_evolve.reflect.base import (
-    PromptLike,
+    BackendOptions,
     PromptParts,
     Retrying,
     RetryPolicy,
     Sleep,
-    as_prompt,
+    UsageMeter,
 )
-from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, gofmt_error
+from routesim_evolve.reflect.process import STDERR_TAIL, CLIRun, run_cli
+from routesim_evolve.reflect.usage import Completion, Usage
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-DEFAULT_TIMEOUT_S = 900.0
 CANDIDATE_FILE = "candidate_impl.go"
 INSTRUCTIONS_FILE = "INSTRUCTIONS.md"
-_STDERR_TAIL = 2_000
 
 # What every agent needs: to find programs, its home (login, config), the
 # locale, a temp dir, proxies and CA bundles; and the Go toolchain, for the
@@ -135,16 +133,6 @@ AGENT_TASK = (
 )
 
 
-class CLIRun(BaseModel):
-    """What one finished agent process left behind."""
-
-    model_config = ConfigDict(frozen=True)
-
-    stdout: str
-    stderr: str
-    returncode: int
-
-
 def scrubbed_env(
     keep: Sequence[str],
     *,
@@ -161,59 +149,12 @@ def scrubbed_env(
     return env
 
 
-def run_cli(
-    args: Sequence[str],
-    *,
-    stdin: str,
-    cwd: Path,
-    env: Mapping[str, str],
-    timeout: float,
-) -> CLIRun:
-    """Run an agent CLI to completion. A timeout kills its whole process
-    group (agents start their own subprocesses) and is a TransientError, as
-    is a non-zero exit; a missing program is a ProposalFailed."""
-    try:
-        proc = subprocess.Popen(
-            list(args),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-    except OSError as err:
-        raise ProposalFailed(f"cannot start {args[0]}: {err}") from err
-    try:
-        stdout, stderr = proc.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired as err:
-        _kill_group(proc)
-        raise TransientError(f"{Path(args[0]).name} timed out after {timeout:.0f}s") from err
-    if proc.returncode != 0:
-        tail = (stderr.strip() or stdout.strip())[-_STDERR_TAIL:]
-        raise TransientError(f"{Path(args[0]).name} exited with status {proc.returncode}: {tail}")
-    return CLIRun(stdout=stdout, stderr=stderr, returncode=proc.returncode)
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    with suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    try:
-        proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        # Something that left the group still holds our pipes: stop reading.
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
-        proc.wait()
-
-
 class AgentCLIBackend:
     """What `claude` and `codex` share; subclasses supply the command lines
-    and read the reply."""
+    and read the reply and its usage from the tool's event stream."""
 
     tool: str = ""
+    install_hint: str = ""
     env_keys: tuple[str, ...] = ()
     fixed_env: Mapping[str, str] = {}
 
@@ -222,21 +163,25 @@ class AgentCLIBackend:
         model: str | None = None,
         effort: str | None = None,
         *,
+        base_url: str | None = None,
         executable: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
+        options: BackendOptions | None = None,
         scratch_root: Path | None = None,
         extra_env: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep = time.sleep,
         rng: random.Random | None = None,
+        meter: UsageMeter | None = None,
     ) -> None:
         self.name = ":".join(p for p in (self.tool, model, effort) if p)
         self.model = model
         self.effort = effort
+        self.base_url = base_url
         self.executable = executable or self.tool
-        self.timeout = timeout
+        self.options = options or BackendOptions()
         self._scratch_root = scratch_root
         self._extra_env = dict(extra_env or {})
+        self.meter = meter
         self._retrying = Retrying(self.name, retry, sleep, rng)
 
     # -- subclass hooks ---------------------------------------------------
@@ -249,69 +194,112 @@ class AgentCLIBackend:
     ) -> list[str]:
         raise NotImplementedError
 
-    def reply_text(self, run: CLIRun, out_dir: Path) -> str:
+    def reply(self, run: CLIRun, out_dir: Path) -> Completion:
+        """The reply text and usage one finished run left."""
         raise NotImplementedError
+
+    def is_progress(self, line: str) -> bool:
+        """Whether a line of the tool's stdout shows the agent is working."""
+        return bool(line.strip())
+
+    def tool_env(self) -> dict[str, str]:
+        """Variables this tool needs set for the spec (e.g. a base URL)."""
+        return {}
+
+    # -- preflight --------------------------------------------------------
+
+    def preflight(self) -> None:
+        """The program is installed and starts (`--version`)."""
+        path = shutil.which(self.executable)
+        if path is None:
+            raise BackendUnavailable(
+                f"{self.name}: `{self.executable}` is not on PATH; {self.install_hint}"
+            )
+        try:
+            subprocess.run([path, "--version"], capture_output=True, timeout=60, check=True,
+                           env=self._env())
+        except (OSError, subprocess.SubprocessError) as err:
+            raise BackendUnavailable(f"{self.name}: `{path} --version` failed: {err}") from None
 
     # -- single call ------------------------------------------------------
 
-    def complete(self, prompt: PromptLike) -> str:
-        text = as_prompt(prompt).flat()
-        return self._with_retries(lambda: self._single_call(text))
+    def complete(self, prompt: PromptParts) -> Completion:
+        text = prompt.flat()
+        return self._retrying.run(lambda: self._single_call(text))
 
-    def _single_call(self, text: str) -> str:
+    def _single_call(self, text: str) -> Completion:
         with self._scratch() as (work, out):
             run = self._run(self.single_call_args(out), text, work)
-            return self.reply_text(run, out)
+            return self._charged(self.reply(run, out))
+
+    def _charged(self, completion: Completion) -> Completion:
+        if self.meter is not None:
+            self.meter.charge(self.name, self.model, completion.usage)
+        return completion
 
     # -- agentic ----------------------------------------------------------
 
     def propose_in_workdir(
         self,
-        prompt: PromptLike,
+        prompt: PromptParts,
         candidate: str,
         *,
         eval_script: Path | None = None,
         workdir: Path | None = None,
         writable_dirs: Sequence[Path] = (),
-    ) -> str:
-        """Let the agent edit `candidate` in a work dir and return the file it
-        leaves. `eval_script`, if given, is a program the agent may run there
-        to score its edit on the minibatch; `writable_dirs` are extra
-        directories it may write (e.g. the Go build cache the script uses).
-        Raises ProposalFailed when no usable file comes out of two rounds."""
-        parts = as_prompt(prompt)
+        env: Mapping[str, str] | None = None,
+    ) -> Completion:
+        """Let the agent edit `candidate` in a work dir; the completion's text
+        is the file it leaves. `eval_script`, if given, is a program the
+        agent may run there to score its edit on the minibatch;
+        `writable_dirs` are the directories that script writes (caches) and
+        `env` the variables it needs. Raises ProposalFailed when no usable
+        file comes out of two rounds."""
+        spent = Usage()
         with self._scratch(workdir) as (work, out):
             target = work / CANDIDATE_FILE
             target.write_text(candidate)
-            (work / INSTRUCTIONS_FILE).write_text(agent_instructions(parts, eval_script))
+            (work / INSTRUCTIONS_FILE).write_text(agent_instructions(prompt, eval_script))
             args = self.agentic_args(out, eval_script, writable_dirs)
-            first = self._agent_round(args, AGENT_TASK, target, candidate)
-            if first.ok:
-                return _code(first)
-            second = self._agent_round(args, agent_follow_up(first), target, candidate)
-            if second.ok:
-                return _code(second)
-            raise ProposalFailed(f"{self.name}: no usable {CANDIDATE_FILE}: {second.reason}")
+            task = AGENT_TASK
+            for _ in range(2):
+                result, usage = self._agent_round(args, task, target, candidate, out, env)
+                spent += usage
+                if result.ok:
+                    return Completion(text=_code(result), usage=spent)
+                task = agent_follow_up(result)
+            raise ProposalFailed(f"{self.name}: no usable {CANDIDATE_FILE}: {result.reason}")
 
-    def _agent_round(self, args: list[str], task: str, target: Path, original: str) -> Extraction:
+    def _agent_round(
+        self, args: list[str], task: str, target: Path, original: str, out: Path,
+        env: Mapping[str, str] | None,
+    ) -> tuple[Extraction, Usage]:
         start = target.read_text() if target.is_file() else original
 
-        def attempt() -> None:
+        def attempt() -> Usage:
             # A retried run starts from this round's file, not a half-edit.
             target.write_text(start)
-            self._run(args, task, target.parent)
+            run = self._run(args, task, target.parent, env)
+            return self._charged(self.reply(run, out)).usage
 
-        self._with_retries(attempt)
-        return check_candidate(target, original)
+        usage = self._retrying.run(attempt)
+        return check_candidate(target, original), usage
 
     # -- plumbing ---------------------------------------------------------
 
-    def _run(self, args: list[str], stdin: str, cwd: Path) -> CLIRun:
-        env = scrubbed_env(self.env_keys, fixed=self.fixed_env, extra=self._extra_env)
-        return run_cli(args, stdin=stdin, cwd=cwd, env=env, timeout=self.timeout)
+    def _env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        return scrubbed_env(
+            self.env_keys, fixed=self.fixed_env,
+            extra={**self.tool_env(), **self._extra_env, **(extra or {})},
+        )
 
-    def _with_retries(self, call: Callable[[], T]) -> T:
-        return self._retrying.run(call)
+    def _run(
+        self, args: list[str], stdin: str, cwd: Path, env: Mapping[str, str] | None = None
+    ) -> CLIRun:
+        return run_cli(
+            args, stdin=stdin, cwd=cwd, env=self._env(env), timeout=self.options.agent_timeout,
+            idle_timeout=self.options.idle_timeout, is_progress=self.is_progress,
+        )
 
     def _resolved_executable(self) -> str:
         return shutil.which(self.executable) or self.executable
@@ -358,8 +346,8 @@ def agent_instructions(prompt: PromptParts, eval_script: Path | None) -> str:
     if eval_script is not None:
         steps.append(
             f"- `{eval_script}` builds `{CANDIDATE_FILE}` from this directory and scores it on "
-            "the minibatch, printing the score and feedback. Use it to check an idea; each run "
-            "takes a while."
+            "the minibatch, printing the score and feedback (a build or rule failure is "
+            "printed with its reason). Use it to check an idea; each run takes a while."
         )
     return (
         f"{prompt.static.rstrip()}\n\n{prompt.dynamic.rstrip()}\n\n"
@@ -380,15 +368,35 @@ def _code(result: Extraction) -> str:
     return result.code
 
 
+def json_lines(stdout: str) -> list[dict[str, Any]]:
+    """The JSON objects among a tool's stdout lines (anything else is skipped)."""
+    events = []
+    for line in stdout.splitlines():
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            events.append(value)
+    return events
+
+
 class ClaudeCLIBackend(AgentCLIBackend):
-    """Claude Code in print mode (`claude -p`)."""
+    """Claude Code in print mode (`claude -p`), streaming JSON events."""
 
     tool = "claude"
+    install_hint = "install Claude Code (npm install -g @anthropic-ai/claude-code) and log in"
     env_keys = CLAUDE_ENV
     fixed_env = CLAUDE_FIXED_ENV
 
+    def tool_env(self) -> dict[str, str]:
+        return {"ANTHROPIC_BASE_URL": self.base_url} if self.base_url else {}
+
     def _base_args(self) -> list[str]:
-        args = [self._resolved_executable(), "-p", "--output-format", "json"]
+        # stream-json prints an event per step (our progress signal) and a
+        # final `result` event with the reply and its cost; print mode
+        # requires --verbose for it.
+        args = [self._resolved_executable(), "-p", "--output-format", "stream-json", "--verbose"]
         if self.model:
             args += ["--model", self.model]
         if self.effort:
@@ -411,37 +419,78 @@ class ClaudeCLIBackend(AgentCLIBackend):
             args += ["--add-dir", str(d)]
         return [*args, "--allowedTools", *tools]
 
-    def reply_text(self, run: CLIRun, out_dir: Path) -> str:
-        result = parse_claude_json(run.stdout)
+    def reply(self, run: CLIRun, out_dir: Path) -> Completion:
+        result = claude_result(run.stdout)
         if result.get("is_error"):
             detail = result.get("result") or result.get("subtype") or "unknown error"
             raise TransientError(f"claude reported an error: {detail}")
         text = result.get("result")
-        return text if isinstance(text, str) else ""
+        return Completion(text=text if isinstance(text, str) else "", usage=_claude_usage(result))
 
 
-def parse_claude_json(stdout: str) -> dict[str, object]:
-    """The `--output-format json` result object: the whole stdout, or failing
-    that its last line that is a JSON object (should anything print first)."""
-    for candidate in (stdout, *reversed(stdout.strip().splitlines())):
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise TransientError(f"claude printed no JSON result: {stdout.strip()[-_STDERR_TAIL:]!r}")
+def claude_result(stdout: str) -> dict[str, Any]:
+    """The final `result` event (stream-json), or the one JSON object that
+    `--output-format json` prints."""
+    events = json_lines(stdout)
+    results = [e for e in events if e.get("type") == "result"]
+    if results:
+        return results[-1]
+    try:
+        whole = json.loads(stdout)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
+        return whole
+    raise TransientError(f"claude printed no result event: {stdout.strip()[-STDERR_TAIL:]!r}")
+
+
+def _claude_usage(result: Mapping[str, Any]) -> Usage:
+    usage = result.get("usage") or {}
+    cost = result.get("total_cost_usd")
+    return Usage(
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+        cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+        reported_cost_usd=float(cost) if isinstance(cost, int | float) else None,
+    )
 
 
 class CodexCLIBackend(AgentCLIBackend):
-    """OpenAI Codex CLI in non-interactive mode (`codex exec`)."""
+    """OpenAI Codex CLI in non-interactive mode (`codex exec --json`)."""
 
     tool = "codex"
+    install_hint = "install Codex (npm install -g @openai/codex) and log in or set OPENAI_API_KEY"
     env_keys = CODEX_ENV
     last_message_file = "last_message.txt"
+    # Our own provider entry: codex ignores OPENAI_BASE_URL, and overrides of
+    # its built-in `openai` provider are not honoured.
+    provider_id = "routesim"
+
+    def _endpoint(self) -> str | None:
+        return self.base_url or os.environ.get("OPENAI_BASE_URL")
+
+    def _provider_args(self) -> list[str]:
+        url = self._endpoint()
+        if url is None:
+            return []
+        pid = self.provider_id
+        config = [
+            f'model_provider="{pid}"',
+            f'model_providers.{pid}.name="{pid}"',
+            f'model_providers.{pid}.base_url="{url}"',
+            f'model_providers.{pid}.wire_api="responses"',
+            # Our retry policy and idle timeout do the waiting.
+            f"model_providers.{pid}.request_max_retries=1",
+            f"model_providers.{pid}.stream_max_retries=1",
+            f"model_providers.{pid}.stream_idle_timeout_ms={int(self.options.idle_timeout * 1000)}",
+        ]
+        if os.environ.get("OPENAI_API_KEY"):
+            config.append(f'model_providers.{pid}.env_key="OPENAI_API_KEY"')
+        return [arg for c in config for arg in ("-c", c)]
 
     def _args(self, out_dir: Path, sandbox: str, writable_dirs: Sequence[Path] = ()) -> list[str]:
-        args = [self._resolved_executable(), "exec"]
+        args = [self._resolved_executable(), "exec", *self._provider_args()]
         if self.model:
             args += ["--model", self.model]
         if self.effort:
@@ -457,6 +506,8 @@ class CodexCLIBackend(AgentCLIBackend):
             "--ephemeral",
             "--color",
             "never",
+            # One event per line on stdout: progress, usage, errors.
+            "--json",
             "--output-last-message",
             str(out_dir / self.last_message_file),
             "-",  # the prompt comes on stdin
@@ -470,8 +521,45 @@ class CodexCLIBackend(AgentCLIBackend):
     ) -> list[str]:
         return self._args(out_dir, "workspace-write", writable_dirs)
 
-    def reply_text(self, run: CLIRun, out_dir: Path) -> str:
-        # The last-message file is exactly the final reply; stdout holds the
-        # same text but is the fallback only.
+    def is_progress(self, line: str) -> bool:
+        # A reconnect notice is an `error` event: waiting, not working.
+        for event in json_lines(line):
+            kind = str(event.get("type", ""))
+            return kind.startswith(("item.", "turn.", "thread."))
+        return False
+
+    def reply(self, run: CLIRun, out_dir: Path) -> Completion:
+        events = json_lines(run.stdout)
+        failed = [e for e in events if e.get("type") == "turn.failed"]
+        if failed:
+            error = failed[-1].get("error") or {}
+            raise TransientError(f"codex turn failed: {error.get('message', error)}")
+        # The last-message file is exactly the final reply; the last
+        # agent_message event holds the same text and is the fallback.
         path = out_dir / self.last_message_file
-        return path.read_text() if path.is_file() else run.stdout
+        text = path.read_text() if path.is_file() else _last_agent_message(events)
+        return Completion(text=text, usage=_codex_usage(events))
+
+
+def _last_agent_message(events: Sequence[Mapping[str, Any]]) -> str:
+    for event in reversed(events):
+        item = event.get("item") or {}
+        if event.get("type") == "item.completed" and item.get("type") == "agent_message":
+            return str(item.get("text", ""))
+    return ""
+
+
+def _codex_usage(events: Sequence[Mapping[str, Any]]) -> Usage:
+    """Summed over the run's turns; input_tokens includes the cached ones."""
+    total = Usage()
+    for event in events:
+        if event.get("type") != "turn.completed":
+            continue
+        usage = event.get("usage") or {}
+        cached = int(usage.get("cached_input_tokens") or 0)
+        total += Usage(
+            input_tokens=max(0, int(usage.get("input_tokens") or 0) - cached),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=cached,
+        )
+    return total

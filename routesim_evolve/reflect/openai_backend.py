@@ -1,14 +1,17 @@
-"""Reflection through the OpenAI Responses API.
+"""Reflection through the OpenAI Responses API, streamed.
 
 OpenAI caches prompt prefixes on its own; putting the static part first as
 the developer message makes that prefix identical across iterations, and a
 `prompt_cache_key` derived from it routes the requests to the same cache.
+Replies are streamed and assembled, so the request timeout bounds silence,
+not the whole reply. `reasoning.effort` goes only to reasoning models.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import random
 import time
 from typing import Any
@@ -16,80 +19,103 @@ from typing import Any
 import openai
 
 from routesim_evolve.reflect.base import (
-    PromptLike,
+    APIBackend,
+    BackendOptions,
     PromptParts,
-    Retrying,
     RetryPolicy,
     Sleep,
-    as_prompt,
-    is_transient_status,
-    retry_after_seconds,
+    UsageMeter,
 )
-from routesim_evolve.reflect.errors import ProposalFailed, TransientError
+from routesim_evolve.reflect.errors import BackendUnavailable
+from routesim_evolve.reflect.models import openai_reasons
+from routesim_evolve.reflect.openai_errors import api_call, check_model
+from routesim_evolve.reflect.usage import Completion, Usage
 
 log = logging.getLogger(__name__)
 
-# Reasoning tokens count toward max_output_tokens, on top of the Go file.
-DEFAULT_MAX_OUTPUT_TOKENS = 64_000
-DEFAULT_REQUEST_TIMEOUT_S = 900.0
 
-
-class OpenAIBackend:
+class OpenAIBackend(APIBackend):
     def __init__(
         self,
         model: str,
         effort: str | None = None,
         *,
+        base_url: str | None = None,
         client: openai.OpenAI | None = None,
-        max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
-        request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S,
+        options: BackendOptions | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep = time.sleep,
         rng: random.Random | None = None,
+        meter: UsageMeter | None = None,
     ) -> None:
         self.name = ":".join(p for p in ("openai", model, effort) if p)
         self.model = model
+        super().__init__(options=options, retry=retry, sleep=sleep, rng=rng, meter=meter)
         self.effort = effort
+        if effort and not openai_reasons(model):
+            log.warning("%s: not a reasoning model; effort %r is not sent", model, effort)
+            self.effort = None
         # Our RetryPolicy does the retrying, so the SDK's own is switched off.
-        self._client = client or openai.OpenAI(max_retries=0)
-        self._max_output_tokens = max_output_tokens
-        self._timeout = request_timeout
-        self._retrying = Retrying(self.name, retry, sleep, rng)
+        # A missing key is reported by preflight, not here.
+        self._client = client or openai.OpenAI(
+            max_retries=0, base_url=base_url, api_key=_env_key_or_placeholder()
+        )
 
-    def complete(self, prompt: PromptLike) -> str:
-        parts = as_prompt(prompt)
-        return self._retrying.run(lambda: self._call(parts))
+    def preflight(self) -> None:
+        """A key is set and the API knows the model (a free metadata call)."""
+        if self._client.api_key == _MISSING:
+            raise BackendUnavailable(
+                f"{self.name}: no OpenAI credentials: set OPENAI_API_KEY, or choose "
+                "another --reflection-lm"
+            )
+        check_model(self._client, self.model, self.name, listing=False)
 
     def request(self, prompt: PromptParts) -> dict[str, Any]:
-        """The `responses.create` arguments for `prompt`."""
+        """The `responses.stream` arguments for `prompt`."""
         kwargs: dict[str, Any] = {
             "model": self.model,
             "input": _input(prompt),
-            "max_output_tokens": self._max_output_tokens,
+            "max_output_tokens": self.options.max_output_tokens,
             "prompt_cache_key": cache_key(prompt.static),
             "store": False,
-            "timeout": self._timeout,
+            # Streaming: the longest wait between two events.
+            "timeout": self.options.idle_timeout,
         }
         if self.effort:
             kwargs["reasoning"] = {"effort": self.effort}
         return kwargs
 
-    def _call(self, prompt: PromptParts) -> str:
-        try:
-            response = self._client.responses.create(**self.request(prompt))
-        except openai.APIConnectionError as err:  # includes APITimeoutError
-            raise TransientError(f"{type(err).__name__}: {err}") from err
-        except openai.APIStatusError as err:
-            reason = f"HTTP {err.status_code}: {err.message}"
-            # A 429 for an exhausted quota will not clear by waiting.
-            if is_transient_status(err.status_code) and err.code != "insufficient_quota":
-                raise TransientError(reason, retry_after=_retry_after(err)) from err
-            raise ProposalFailed(f"{self.name}: {reason}") from err
-        except openai.OpenAIError as err:
-            raise ProposalFailed(f"{self.name}: {type(err).__name__}: {err}") from err
+    def _call(self, prompt: PromptParts) -> Completion:
+        def stream() -> Any:
+            with self._client.responses.stream(**self.request(prompt)) as events:
+                return events.get_final_response()
+
+        response = api_call(stream, self.name)
         if response.status == "incomplete":
             log.warning("%s: reply incomplete: %s", self.name, response.incomplete_details)
-        return response.output_text
+        return Completion(text=response.output_text, usage=_usage(response.usage))
+
+
+# The SDK refuses to build a client without a key; a placeholder lets the
+# run reach preflight, which says what to set.
+_MISSING = "routesim-missing-key"
+
+
+def _env_key_or_placeholder() -> str:
+    return os.environ.get("OPENAI_API_KEY") or _MISSING
+
+
+def _usage(usage: Any) -> Usage:
+    """The Responses usage block: input_tokens includes the cached ones."""
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "input_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
+    return Usage(
+        input_tokens=max(0, (usage.input_tokens or 0) - cached),
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=cached,
+    )
 
 
 def cache_key(static: str) -> str:
@@ -106,7 +132,3 @@ def _input(prompt: PromptParts) -> list[dict[str, Any]]:
         items.append({"role": "assistant", "content": turn.reply})
         items.append({"role": "user", "content": turn.request})
     return items
-
-
-def _retry_after(err: openai.APIStatusError) -> float | None:
-    return retry_after_seconds(err.response.headers)

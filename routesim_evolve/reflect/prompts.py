@@ -10,26 +10,32 @@ feedback) comes last.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from pydantic import BaseModel
 
 from routesim_evolve.build.allowlist import load_allowlist
 from routesim_evolve.build.fsutil import atomic_write
-from routesim_evolve.build.gomodule import build_env, cache_root, go_binary, go_module_dir
+from routesim_evolve.build.gomodule import (
+    build_env,
+    cache_root,
+    go_binary,
+    go_module_dir,
+    lnd_version,
+)
 from routesim_evolve.build.gomodule import module_fingerprint as go_fingerprint
 from routesim_evolve.corpus.manifest import ArenaRates, Manifest
+from routesim_evolve.layout import CHAMPIONS_DIR, PROMPTS_DIR
 from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.score.axes import EFFICIENCY_WEIGHT
+from routesim_evolve.score.feedback import ScenarioFeedback
 
-DEFAULT_PACK = Path(__file__).resolve().parents[2] / "prompts" / "default"
+DEFAULT_PACK = PROMPTS_DIR / "default"
 # What earlier champions learned, one "- " bullet a lesson; the background
 # template lists them.
-DEFAULT_LESSONS = Path(__file__).resolve().parents[2] / "champions" / "lessons.md"
-LND_VERSION = "v0.21.2-beta"
+DEFAULT_LESSONS = CHAMPIONS_DIR / "lessons.md"
 
 # What `go doc` shows the model: our contract package whole, and the lnd
 # types a router builds routes and reads failures with.
@@ -45,13 +51,6 @@ CONTRACT_DOCS: tuple[tuple[str, ...], ...] = (
 
 class PromptError(Exception):
     """The prompt cannot be rendered (e.g. --degraded without an attribution arena)."""
-
-
-class FeedbackItem(BaseModel):
-    """One minibatch example as the reflection model sees it."""
-
-    title: str
-    text: str
 
 
 def contract_doc(go_dir: Path | None = None) -> str:
@@ -116,12 +115,12 @@ class PromptPack:
         return "\n\n".join(self._env.get_template(n).render(self.context).strip() for n in names)
 
     def render(
-        self, candidate: str, feedback: Sequence[FeedbackItem], *, note: str | None = None
+        self, candidate: str, feedback: Sequence[ScenarioFeedback], *, note: str | None = None
     ) -> PromptParts:
         """The prompt for one proposal; `note` tells the model about its
         previous reply (e.g. that it changed nothing)."""
         dynamic = self._env.get_template("iteration.md.j2").render(
-            candidate=candidate.strip(), feedback=[f.model_dump() for f in feedback], note=note
+            candidate=candidate.strip(), feedback=[_template_item(f) for f in feedback], note=note
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
 
@@ -154,7 +153,7 @@ def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
     base = arenas.get("base") or next(iter(arenas.values()))
     every = list(arenas.values())
     ctx: dict[str, Any] = {
-        "lnd_version": LND_VERSION,
+        "lnd_version": lnd_version(),
         "degraded": degraded,
         "arenas": list(arenas),
         "efficiency_weight": EFFICIENCY_WEIGHT,
@@ -191,10 +190,6 @@ def _fee_limit_text(rates: ArenaRates) -> str:
     return f"{rates.fee_limit_base_msat:,} msat + {rates.fee_limit_ppm:,.0f} ppm of the amount"
 
 
-def feedback_items(reflective_dataset: Sequence[Mapping[str, Any]]) -> list[FeedbackItem]:
-    """Our side info entries (as GEPA hands them to a proposer) as prompt items."""
-    items = []
-    for i, entry in enumerate(reflective_dataset):
-        title = str(entry.get("Scenario") or f"example {i + 1}")
-        items.append(FeedbackItem(title=title, text=str(entry.get("Feedback", "")).strip()))
-    return items
+def _template_item(feedback: ScenarioFeedback) -> dict[str, Any]:
+    """A feedback as the templates see it: every field, plus `title`."""
+    return {**feedback.model_dump(mode="json"), "title": feedback.title}

@@ -7,7 +7,7 @@ follow-up asking for the whole file in one ```go block.
 
 from __future__ import annotations
 
-from routesim_evolve.reflect.base import PromptLike, ReflectionBackend, as_prompt
+from routesim_evolve.reflect.base import PromptParts, ReflectionBackend
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.extract import Extraction, extract_go
 
@@ -21,16 +21,15 @@ def follow_up_request(reason: str) -> str:
     )
 
 
-def propose(backend: ReflectionBackend, prompt: PromptLike, *, check_syntax: bool = True) -> str:
+def propose(backend: ReflectionBackend, prompt: PromptParts, *, check_syntax: bool = True) -> str:
     """The proposed Go file. Raises `ProposalFailed` (skip the iteration)
     when the back-end gives up or two replies in a row hold no usable file."""
-    prompt = as_prompt(prompt)
-    reply = backend.complete(prompt)
+    reply = backend.complete(prompt).text
     first = extract_go(reply, check_syntax=check_syntax)
     if first.ok:
         return _code(first)
     retry = prompt.with_follow_up(reply, follow_up_request(_reason(first)))
-    second = extract_go(backend.complete(retry), check_syntax=check_syntax)
+    second = extract_go(backend.complete(retry).text, check_syntax=check_syntax)
     if second.ok:
         return _code(second)
     raise ProposalFailed(f"{backend.name}: no usable Go file after a follow-up: {_reason(second)}")

@@ -1,8 +1,12 @@
 """`--reflection-lm` values: which LM or agent CLI proposes candidates.
 
-Grammar: `offline`, or `KIND[:MODEL[:EFFORT]]` with KIND one of anthropic,
-openai, claude, codex. The effort is the last `:`-field when it names an
-effort level, so OpenAI fine-tune ids (`ft:gpt-4o:org:id`) stay whole.
+Grammar: `offline`, or `KIND[:MODEL[:EFFORT]][@URL]` with KIND one of
+anthropic, openai, openai-compatible, claude, codex. The effort is the last
+`:`-field when it names an effort level, so OpenAI fine-tune ids
+(`ft:gpt-4o:org:id`) and Ollama tags (`qwen2.5-coder:32b`) stay whole.
+`@URL` (http or https) points the back-end at another server: required for
+openai-compatible (`openai-compatible:MODEL@http://127.0.0.1:8000/v1`),
+optional for the others (a gateway or proxy).
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Kind = Literal["anthropic", "openai", "claude", "codex", "offline"]
-KINDS: tuple[Kind, ...] = ("anthropic", "openai", "claude", "codex", "offline")
+Kind = Literal["anthropic", "openai", "openai-compatible", "claude", "codex", "offline"]
+KINDS: tuple[Kind, ...] = ("anthropic", "openai", "openai-compatible", "claude", "codex", "offline")
 
 # Effort levels each target accepts (Anthropic output_config.effort and the
 # claude CLI's --effort; OpenAI reasoning.effort; codex model_reasoning_effort).
@@ -23,6 +27,8 @@ EFFORTS: dict[Kind, tuple[str, ...]] = {
     "anthropic": ("low", "medium", "high", "xhigh", "max"),
     "claude": ("low", "medium", "high", "xhigh", "max"),
     "openai": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+    # Compatible servers differ in what they accept: nothing is sent.
+    "openai-compatible": (),
     "codex": ("minimal", "low", "medium", "high", "xhigh", "max"),
     "offline": (),
 }
@@ -33,6 +39,7 @@ _ALL_EFFORTS = frozenset(e for levels in EFFORTS.values() for e in levels)
 DEFAULT_MODELS: dict[Kind, str | None] = {
     "anthropic": "claude-opus-4-7",
     "openai": "gpt-5.5",
+    "openai-compatible": None,
     "claude": None,
     "codex": None,
     "offline": None,
@@ -53,28 +60,60 @@ class LMSpec(BaseModel):
     kind: Kind
     model: str | None = None
     effort: str | None = None
+    base_url: str | None = None
 
     def __str__(self) -> str:
         """The value that parses back to this spec (`claude::max` keeps its
         empty model field, else `max` would read as a model)."""
         if self.effort:
-            return f"{self.kind}:{self.model or ''}:{self.effort}"
-        return f"{self.kind}:{self.model}" if self.model else self.kind
+            text = f"{self.kind}:{self.model or ''}:{self.effort}"
+        else:
+            text = f"{self.kind}:{self.model}" if self.model else self.kind
+        return f"{text}@{self.base_url}" if self.base_url else text
 
 
 def parse_lm_spec(value: str) -> LMSpec:
     """Parse a `--reflection-lm` value, raising `LMSpecError` with a hint."""
-    text = value.strip()
+    text, base_url = _split_url(value.strip(), value)
     kind_text, sep, rest = text.partition(":")
     kind = _parse_kind(kind_text, value)
     if kind == "offline":
-        if sep:
-            raise LMSpecError(f"{value!r}: 'offline' takes no model or effort")
+        if sep or base_url:
+            raise LMSpecError(f"{value!r}: 'offline' takes no model, effort or URL")
         return LMSpec(kind="offline")
+    if kind == "openai-compatible":
+        return _compatible(rest, base_url, value)
     if not sep:
-        return LMSpec(kind=kind, model=DEFAULT_MODELS[kind])
+        return LMSpec(kind=kind, model=DEFAULT_MODELS[kind], base_url=base_url)
     model, effort = _split_effort(kind, rest, value)
-    return LMSpec(kind=kind, model=model or DEFAULT_MODELS[kind], effort=effort)
+    return LMSpec(kind=kind, model=model or DEFAULT_MODELS[kind], effort=effort,
+                  base_url=base_url)
+
+
+def _split_url(text: str, value: str) -> tuple[str, str | None]:
+    """`SPEC@URL` into SPEC and URL; the URL starts at the last `@http`."""
+    at = text.rfind("@http")
+    if at < 0:
+        if "@" in text:
+            raise LMSpecError(
+                f"{value!r}: the part after '@' must be an http:// or https:// URL, "
+                "e.g. openai-compatible:MODEL@http://127.0.0.1:8000/v1"
+            )
+        return text, None
+    url = text[at + 1:]
+    if not url.startswith(("http://", "https://")) or len(url.split("//", 1)[1]) == 0:
+        raise LMSpecError(f"{value!r}: {url!r} is not an http:// or https:// URL")
+    return text[:at], url.rstrip("/")
+
+
+def _compatible(model: str, base_url: str | None, value: str) -> LMSpec:
+    """`openai-compatible:MODEL@URL`: both parts required, the model whole."""
+    if not model or base_url is None:
+        raise LMSpecError(
+            f"{value!r}: write openai-compatible:MODEL@URL, e.g. "
+            "openai-compatible:qwen2.5-coder:32b@http://127.0.0.1:11434/v1"
+        )
+    return LMSpec(kind="openai-compatible", model=model, base_url=base_url)
 
 
 def _parse_kind(text: str, value: str) -> Kind:
@@ -83,7 +122,8 @@ def _parse_kind(text: str, value: str) -> Kind:
             return kind
     raise LMSpecError(
         f"{value!r}: unknown reflection LM kind {text!r}; expected one of "
-        f"{', '.join(KINDS)} (e.g. anthropic:claude-opus-4-7:high, codex:gpt-5.5, offline)"
+        f"{', '.join(KINDS)} (e.g. anthropic:claude-opus-4-7:high, codex:gpt-5.5, "
+        "openai-compatible:MODEL@http://127.0.0.1:8000/v1, offline)"
     )
 
 

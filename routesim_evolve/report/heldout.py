@@ -206,15 +206,35 @@ def examples_of(split: str, loaded: Sequence[LoadedScenario]) -> list[ScenarioEx
     return [ScenarioExample.of(split, s) for s in loaded]
 
 
-def render_table(comparison: Comparison) -> str:
-    """Per-arena table of every router, as Markdown. For each router that is
-    not a reference, `headroom` is the share of the gap between the better
-    lnd router and the oracle it closes, on the mean score:
-    (router − better lnd) / (oracle − better lnd)."""
+class ArenaRow(BaseModel):
+    """One router's means over the scenarios of one arena (or "all")."""
+
+    arena: str
+    router: str
+    scenarios: int
+    success: float
+    attempts_per_payment: float
+    fee_ppm: float
+    score: float
+    #: The share of the gap between the better lnd router and the oracle this
+    #: router closes, on the mean score; None for the references themselves or
+    #: without an oracle or lnd row.
+    headroom: float | None = None
+    #: True when the oracle is no better than lnd here: no gap to close.
+    no_gap: bool = False
+
+    def headroom_text(self) -> str:
+        if self.no_gap:
+            return "— (no gap)"
+        return "" if self.headroom is None else f"{100 * self.headroom:+.0f} %"
+
+
+def arena_rows(comparison: Comparison) -> list[ArenaRow]:
+    """Every router's means per arena, then over all scenarios ("all").
+    For each router that is not a reference, `headroom` is
+    (router − better lnd) / (oracle − better lnd) on the mean score."""
     by_router = comparison.by_router()
-    lines = ["| arena | router | scenarios | success | attempts/payment | fee ppm | score | "
-             "headroom captured |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    rows: list[ArenaRow] = []
     arenas = sorted({s.arena for s in comparison.scores})
     for arena in [*arenas, "all"]:
         mean_score = {
@@ -222,16 +242,33 @@ def render_table(comparison: Comparison) -> str:
             for router in comparison.routers
         }
         for router in comparison.routers:
-            rows = [s for s in by_router[router] if arena in ("all", s.arena)]
-            if not rows:
+            scored = [s for s in by_router[router] if arena in ("all", s.arena)]
+            if not scored:
                 continue
-            n = len(rows)
-            lines.append(
-                f"| {arena} | {router} | {n} | {sum(r.success for r in rows) / n:.3f} | "
-                f"{sum(r.attempts_per_payment for r in rows) / n:.2f} | "
-                f"{sum(r.fee_ppm for r in rows) / n:.0f} | {mean_score[router]:.4f} | "
-                f"{_headroom(router, mean_score)} |"
-            )
+            n = len(scored)
+            headroom, no_gap = _headroom(router, mean_score)
+            rows.append(ArenaRow(
+                arena=arena, router=router, scenarios=n,
+                success=sum(r.success for r in scored) / n,
+                attempts_per_payment=sum(r.attempts_per_payment for r in scored) / n,
+                fee_ppm=sum(r.fee_ppm for r in scored) / n,
+                score=mean_score[router] or 0.0,
+                headroom=headroom, no_gap=no_gap,
+            ))
+    return rows
+
+
+def render_table(comparison: Comparison) -> str:
+    """Per-arena table of every router (arena_rows), as Markdown."""
+    lines = ["| arena | router | scenarios | success | attempts/payment | fee ppm | score | "
+             "headroom captured |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in arena_rows(comparison):
+        lines.append(
+            f"| {r.arena} | {r.router} | {r.scenarios} | {r.success:.3f} | "
+            f"{r.attempts_per_payment:.2f} | {r.fee_ppm:.0f} | {r.score:.4f} | "
+            f"{r.headroom_text()} |"
+        )
     return "\n".join(lines)
 
 
@@ -239,16 +276,17 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _headroom(router: str, mean_score: Mapping[str, float | None]) -> str:
-    """The router's share of the gap between the better lnd and the oracle."""
+def _headroom(router: str, mean_score: Mapping[str, float | None]) -> tuple[float | None, bool]:
+    """The router's share of the gap between the better lnd and the oracle,
+    and whether there is no gap at all."""
     lnd = [s for r in LND_ROUTERS if (s := mean_score.get(r)) is not None]
     mine, ceiling = mean_score.get(router), mean_score.get(ORACLE)
     if router in (*LND_ROUTERS, ORACLE) or mine is None or ceiling is None or not lnd:
-        return ""
+        return None, False
     gap = ceiling - max(lnd)
     if gap <= 1e-9:
-        return "— (no gap)"
-    return f"{100 * (mine - max(lnd)) / gap:+.0f} %"
+        return None, True
+    return (mine - max(lnd)) / gap, False
 
 
 def render_scenarios(comparison: Comparison) -> str:

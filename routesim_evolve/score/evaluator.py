@@ -25,7 +25,7 @@ from routesim_evolve.corpus.load import LoadedScenario
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
 from routesim_evolve.score.determinism import DeterminismCheck
-from routesim_evolve.score.feedback import describe_result
+from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
@@ -156,16 +156,16 @@ class Evaluator:
             return list(pool.map(one, examples))
 
     def side_info(self, ev: Evaluation, example: ScenarioExample) -> dict[str, Any]:
-        """What GEPA keeps and the proposer reads. `scores` always holds all
-        three axes (0 on failure) so that the per-objective frontier works."""
+        """What GEPA keeps and hands the proposers: a ScenarioFeedback."""
         refs = self._references.results(example)
-        return {
-            "scores": ev.axes.as_dict(),
-            "Scenario": f"{example.name} ({example.arena})",
-            "Score": round(ev.score, 4),
-            "Feedback": ev.feedback,
-            "lnd_scores": {name: score_result(r).as_dict() for name, r in refs.items()},
-        }
+        return ScenarioFeedback(
+            scenario=example.name,
+            arena=example.arena,
+            score=round(ev.score, 4),
+            axes=ev.axes,
+            references={name: score_result(r) for name, r in refs.items()},
+            text=ev.feedback,
+        ).side_info()
 
     def _evaluate_fresh(
         self, candidate: str, example: ScenarioExample

@@ -11,9 +11,44 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.score.axes import ScoreAxes, score_result
 from routesim_evolve.simulate.result import PaymentResult, Result
+
+#: The side-info key under which GEPA carries a ScenarioFeedback to the proposers.
+SIDE_INFO_KEY = "routesim_feedback"
+
+
+class ScenarioFeedback(BaseModel):
+    """What a proposer learns from one minibatch scenario: the one typed
+    form of feedback, from the evaluator to every proposer and prompt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scenario: str
+    arena: str
+    score: float
+    axes: ScoreAxes
+    references: dict[str, ScoreAxes]
+    text: str
+
+    @property
+    def title(self) -> str:
+        return f"{self.scenario} ({self.arena})"
+
+    def side_info(self) -> dict[str, Any]:
+        """As GEPA keeps it: plain data under our key, plus `scores` (all
+        three axes), which GEPA's per-objective frontier reads."""
+        return {"scores": self.axes.as_dict(), SIDE_INFO_KEY: self.model_dump(mode="json")}
+
+    @classmethod
+    def from_side_info(cls, entry: Mapping[str, Any]) -> ScenarioFeedback:
+        """Back from an entry of GEPA's reflective dataset."""
+        return cls.model_validate(entry[SIDE_INFO_KEY])
+
 
 # How many payments each list names at most.
 LIST_LIMIT = 5

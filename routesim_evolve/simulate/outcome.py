@@ -61,11 +61,6 @@ class RunOutcome(BaseModel):
         return self.status is RunStatus.OK and self.result is not None
 
     @property
-    def scores_zero(self) -> bool:
-        """True when the scenario must score 0: every failure does."""
-        return not self.ok
-
-    @property
     def harness_fault(self) -> bool:
         """True when the failure is not the candidate's doing."""
         return self.status in HARNESS_STATUSES

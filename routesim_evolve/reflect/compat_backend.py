@@ -1,0 +1,116 @@
+"""Reflection through any OpenAI-compatible Chat Completions server: vLLM,
+llama.cpp's server, Ollama, LM Studio, gateways.
+
+`--reflection-lm openai-compatible:MODEL@URL`, e.g.
+`openai-compatible:qwen2.5-coder:32b@http://127.0.0.1:11434/v1`. The key,
+if the server wants one, comes from OPENAI_COMPATIBLE_API_KEY. Replies are
+streamed (with the usage chunk requested) and assembled. No effort or
+cache hints are sent: servers differ in what they accept, and an unknown
+field can fail every request.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import time
+from typing import Any
+
+import openai
+
+from routesim_evolve.reflect.base import (
+    APIBackend,
+    BackendOptions,
+    PromptParts,
+    RetryPolicy,
+    Sleep,
+    UsageMeter,
+)
+from routesim_evolve.reflect.openai_errors import api_call, check_model
+from routesim_evolve.reflect.usage import Completion, Usage
+
+log = logging.getLogger(__name__)
+
+KEY_VARIABLE = "OPENAI_COMPATIBLE_API_KEY"
+# Local servers ignore the key, but the SDK insists on one.
+NO_KEY = "not-needed"
+
+
+class CompatibleBackend(APIBackend):
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        client: openai.OpenAI | None = None,
+        options: BackendOptions | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = time.sleep,
+        rng: random.Random | None = None,
+        meter: UsageMeter | None = None,
+    ) -> None:
+        self.name = f"openai-compatible:{model}@{base_url}"
+        self.model = model
+        self.base_url = base_url
+        super().__init__(options=options, retry=retry, sleep=sleep, rng=rng, meter=meter)
+        self._client = client or openai.OpenAI(
+            base_url=base_url, api_key=os.environ.get(KEY_VARIABLE) or NO_KEY, max_retries=0
+        )
+
+    def preflight(self) -> None:
+        """The server answers and serves the model."""
+        check_model(self._client, self.model, self.name, listing=True)
+
+    def request(self, prompt: PromptParts) -> dict[str, Any]:
+        """The `chat.completions.create` arguments for `prompt`."""
+        return {
+            "model": self.model,
+            "messages": _messages(prompt),
+            "max_tokens": self.options.max_output_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": self.options.idle_timeout,
+        }
+
+    def _call(self, prompt: PromptParts) -> Completion:
+        def stream() -> Completion:
+            text: list[str] = []
+            usage = Usage()
+            finish = None
+            for chunk in self._client.chat.completions.create(**self.request(prompt)):
+                if chunk.usage is not None:
+                    usage = _usage(chunk.usage)
+                for choice in chunk.choices:
+                    if choice.delta and choice.delta.content:
+                        text.append(choice.delta.content)
+                    finish = choice.finish_reason or finish
+            if finish == "length":
+                log.warning("%s: reply cut off at max_tokens=%d", self.name,
+                            self.options.max_output_tokens)
+            return Completion(text="".join(text), usage=usage)
+
+        return api_call(stream, self.name)
+
+
+def _usage(usage: Any) -> Usage:
+    """Chat Completions usage: prompt_tokens includes the cached ones."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
+    return Usage(
+        input_tokens=max(0, (usage.prompt_tokens or 0) - cached),
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_tokens=cached,
+    )
+
+
+def _messages(prompt: PromptParts) -> list[dict[str, str]]:
+    # "system", not "developer": most compatible servers know only the former.
+    messages = [
+        {"role": "system", "content": prompt.static},
+        {"role": "user", "content": prompt.dynamic},
+    ]
+    for turn in prompt.follow_ups:
+        messages.append({"role": "assistant", "content": turn.reply})
+        messages.append({"role": "user", "content": turn.request})
+    return messages

@@ -1,0 +1,52 @@
+"""The run's progress display: a live panel on a terminal, plain lines elsewhere."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from routesim_evolve.evolve.progress import LineView, LiveView, ProgressSnapshot, make_view
+
+SNAP = ProgressSnapshot(elapsed_s=125.0, used=40, limit=160, best_val=0.8123,
+                        proposer="anthropic:claude-opus-4-7", cost="$1.25",
+                        evals_per_min=19.2, eta_s=375.0)
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_plain_lines_off_a_terminal_carry_every_figure():
+    out = io.StringIO()
+    view = make_view(out)
+    assert isinstance(view, LineView)
+    view.show(SNAP, "iteration 7: accepted")
+    line = out.getvalue()
+    assert line.count("\n") == 1
+    for part in ("evals 40/160", "best val 0.8123", "cost $1.25",
+                 "proposer anthropic:claude-opus-4-7", "19.2 evals/min", "~6m15s left",
+                 "iteration 7: accepted"):
+        assert part in line, part
+
+
+def test_a_terminal_gets_a_live_panel_with_events_above_it():
+    out = Terminal()
+    view = make_view(out)
+    assert isinstance(view, LiveView)
+    view.show(SNAP, "iteration 7: accepted [minibatch 2.1 > 1.9]")
+    view.show(SNAP.model_copy(update={"used": 44, "best_val": 0.82}), "")
+    view.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())  # drop the terminal codes
+    for part in ("metric calls", "44 of 160 (28 %)", "best val score", "0.8200",
+                 "evaluations/min", "19.2", "cost so far", "$1.25", "~6m15s left",
+                 "iteration 7: accepted [minibatch 2.1 > 1.9]"):
+        assert part in text, part
+
+
+def test_before_the_first_evaluation_there_is_no_rate_or_estimate():
+    first = SNAP.model_copy(update={"evals_per_min": None, "eta_s": None, "cost": "",
+                                    "best_val": None})
+    line = first.line()
+    assert "best val —" in line and "evals/min" not in line and "left" not in line
+    assert "cost" not in line
