@@ -1,0 +1,341 @@
+package routekit
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// Payment is the bookkeeping of one payment: the fees and amounts its
+// shards commit, the sender's own balances, and what its shards lock on
+// each remote channel direction (in flight this round, or held by the
+// receiver of an atomic payment until it completes).
+type Payment struct {
+	Graph   *Graph
+	Beliefs *Beliefs
+	View    routing.SimNetworkView
+	Spec    *routing.SimPaymentSpec
+
+	Source, Target NodeID
+
+	// Local is the sender's spendable balance per own channel, kept
+	// current as shards leave and fail.
+	Local map[uint64]lnwire.MilliSatoshi
+
+	// FeesCommitted is the fee of every shard in flight, held or settled;
+	// Delivered what arrived; InFlight what is on its way.
+	FeesCommitted, Delivered, InFlight lnwire.MilliSatoshi
+
+	// Rounds counts rounds of dispatch (a request with no shard in
+	// flight opens one), this one included.
+	Rounds int
+
+	locked     map[uint64]float64 // per direction: in flight and held
+	held       map[uint64]float64 // per direction: held at the receiver
+	heldRoutes []*route.Route
+}
+
+// NewPayment starts the bookkeeping of a payment on g, whose view it
+// points at this payment's.
+func NewPayment(g *Graph, b *Beliefs, view routing.SimNetworkView, source route.Vertex,
+	local map[uint64]lnwire.MilliSatoshi, spec *routing.SimPaymentSpec) (*Payment, error) {
+
+	g.SetView(view)
+	src, ok := g.ID(source)
+	if !ok {
+		return nil, errors.New("routekit: unknown source")
+	}
+	dst, ok := g.ID(spec.Target)
+	if !ok {
+		return nil, errors.New("routekit: unknown target")
+	}
+	return &Payment{Graph: g, Beliefs: b, View: view, Spec: spec, Source: src, Target: dst,
+		Local: local, locked: map[uint64]float64{}, held: map[uint64]float64{}}, nil
+}
+
+// dirKey names one direction of a channel.
+func dirKey(e *Edge) uint64 {
+	if e.FromNode1 {
+		return e.ChannelID << 1
+	}
+	return e.ChannelID<<1 | 1
+}
+
+// Request counts a request for a route: one with nothing in flight opens a
+// round.
+func (p *Payment) Request(inFlight uint32) {
+	if inFlight == 0 {
+		p.Rounds++
+	}
+}
+
+// Now is the payment's virtual time.
+func (p *Payment) Now() time.Time { return p.View.Now() }
+
+// Locked is what the payment's own shards lock on e's direction.
+func (p *Payment) Locked(e *Edge) float64 { return p.locked[dirKey(e)] }
+
+// Held is what the payment's arrived shards hold on e's direction.
+func (p *Payment) Held(e *Edge) float64 { return p.held[dirKey(e)] }
+
+// FeeBudget is what the fee limit leaves to the next shard.
+func (p *Payment) FeeBudget() lnwire.MilliSatoshi {
+	return p.Spec.FeeLimit - min(p.FeesCommitted, p.Spec.FeeLimit)
+}
+
+// FinalLock is the time lock of a route's last channel: the current height,
+// the receiver's final delta and padding against a block mined in flight.
+func (p *Payment) FinalLock(padding uint32) uint32 {
+	return p.View.BlockHeight() + uint32(p.Spec.FinalCLTVDelta) + padding
+}
+
+// Prob is the probability that e carries amt on top of what the payment's
+// shards lock on it; the sender's own channels are known exactly.
+func (p *Payment) Prob(e *Edge, amt lnwire.MilliSatoshi) float64 {
+	if e.From == p.Source {
+		if p.Local[e.ChannelID] >= amt {
+			return 1
+		}
+		return 0
+	}
+	return p.Beliefs.Prob(e, float64(amt)+p.Locked(e), p.Now())
+}
+
+// Query is a path query for amt under the payment's limits and cost.
+func (p *Payment) Query(amt lnwire.MilliSatoshi, padding uint32, cost EdgeCost) *Query {
+	return &Query{Source: p.Source, Target: p.Target, Amount: amt, FeeBudget: p.FeeBudget(),
+		FinalLock: p.FinalLock(padding), CltvLimit: p.Spec.CltvLimit, Cost: cost}
+}
+
+// Route builds a path's route with the final lock given, or nil when it
+// breaks the payment's cltv or fee limit.
+func (p *Payment) Route(path *Path, padding uint32) *route.Route {
+	rt, err := p.Graph.Route(path, p.FinalLock(padding), p.Spec.CltvLimit)
+	if err != nil || p.FeesCommitted+rt.TotalFees() > p.Spec.FeeLimit {
+		return nil
+	}
+	return rt
+}
+
+// Dispatch books a route the router hands out: its fees, the sender's
+// balance and the liquidity it locks should it pass.
+func (p *Payment) Dispatch(rt *route.Route) {
+	p.FeesCommitted += rt.TotalFees()
+	p.InFlight += rt.ReceiverAmt()
+	p.Local[rt.Hops[0].ChannelID] -= rt.TotalAmount
+	p.Graph.ForEachRemoteHop(rt, func(_ int, e *Edge, amt lnwire.MilliSatoshi) {
+		p.locked[dirKey(e)] += float64(amt)
+	})
+}
+
+// Returned books the outcome of a dispatched route: on success every
+// channel carried its amount (learnt) and the shard is held (atomic) or
+// settled; on failure its fee and balance come back. What a failure says
+// about the channels is the router's to learn (Diagnose, FailureWeights).
+func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
+	now := p.Now()
+	p.InFlight -= rt.ReceiverAmt()
+	p.Graph.ForEachRemoteHop(rt, func(_ int, e *Edge, amt lnwire.MilliSatoshi) {
+		p.locked[dirKey(e)] -= float64(amt)
+	})
+	if res.Failure != nil {
+		p.FeesCommitted -= rt.TotalFees()
+		p.Local[rt.Hops[0].ChannelID] += rt.TotalAmount
+		return
+	}
+	p.Delivered += rt.ReceiverAmt()
+	p.Graph.ForEachRemoteHop(rt, func(_ int, e *Edge, amt lnwire.MilliSatoshi) {
+		k := dirKey(e)
+		p.Beliefs.Carried(e, float64(amt)+p.held[k], now)
+		if p.Spec.Atomic {
+			p.held[k] += float64(amt)
+			p.locked[k] += float64(amt)
+		} else {
+			p.Beliefs.Settled(e, float64(amt), now)
+		}
+	})
+	if p.Spec.Atomic {
+		p.heldRoutes = append(p.heldRoutes, rt)
+	}
+}
+
+// Finish settles the shards an atomic payment holds if it completed (call
+// it when the next payment starts: the runner says no more). An incomplete
+// atomic payment's shards are released and move nothing.
+func (p *Payment) Finish() {
+	if !p.Spec.Atomic || p.Delivered < p.Spec.Amount {
+		return
+	}
+	now := p.Now()
+	for _, rt := range p.heldRoutes {
+		p.Graph.ForEachRemoteHop(rt, func(_ int, e *Edge, amt lnwire.MilliSatoshi) {
+			p.Beliefs.Settled(e, float64(amt), now)
+		})
+	}
+	p.heldRoutes = nil
+}
+
+// Passed records that channels 1..upto-1 of rt carried their amounts.
+func (p *Payment) Passed(rt *route.Route, upto int) {
+	now := p.Now()
+	p.Graph.ForEachRemoteHop(rt, func(j int, e *Edge, amt lnwire.MilliSatoshi) {
+		if j < upto {
+			p.Beliefs.Carried(e, float64(amt)+p.Held(e), now)
+		}
+	})
+}
+
+// Failed records that channel j of rt could not carry its amount, with
+// confidence q that it was the one.
+func (p *Payment) Failed(rt *route.Route, j int, q float64) {
+	if e, amt := p.Graph.Hop(rt, j); e != nil && j > 0 {
+		p.Beliefs.Failed(e, float64(amt)+p.Held(e), q, p.Now())
+	}
+}
+
+// UpperBound is the most the network can deliver to the target as far as
+// the router knows for sure: the max flow under the sure bounds (faded by
+// half-life h since they moved), the sender's exact balances, and less what
+// the payment's arrived shards hold.
+func (p *Payment) UpperBound(h time.Duration) float64 {
+	now := p.Now()
+	return p.Graph.MaxFlow(p.Source, p.Target, func(e *Edge) float64 {
+		if e.From == p.Source {
+			return float64(p.Local[e.ChannelID])
+		}
+		if !e.Usable() {
+			return 0
+		}
+		_, hi := p.Beliefs.Sendable(e, now, h)
+		return hi - p.Held(e)
+	})
+}
+
+// Diagnosis is where a failed attempt's evidence points.
+type Diagnosis struct {
+	// PolicyAt is the first channel whose policy the failure's update
+	// changed (0: none): a stale policy failed the shard there.
+	PolicyAt int
+
+	// Unreadable is true for a failure whose source could not be read.
+	Unreadable bool
+
+	// Liquidity is true when the failure says a channel lacked balance:
+	// then one of channels First..Last failed, Reported the position the
+	// failure names (-1: none).
+	Liquidity             bool
+	First, Last, Reported int
+}
+
+// Diagnose refreshes rt's policies from the failure's channel update and
+// reads what the failure says. The reported position is widened to its
+// neighbours (a degraded attribution shifts it by one), and a receiver
+// blamed with a channel code is read as its last channel.
+func (p *Payment) Diagnose(rt *route.Route, res *routing.SimAttemptResult) Diagnosis {
+	d := Diagnosis{PolicyAt: p.Graph.RefreshRoute(rt), Reported: -1}
+	_, d.Unreadable = res.Failure.(routing.UnreadableFailure)
+	pos, n := res.FailureSourceIdx, len(rt.Hops)
+	switch {
+	case d.PolicyAt > 0:
+	case d.Unreadable:
+		d.Liquidity, d.First, d.Last = true, 1, n-1
+	case pos == 0 || IsPolicyFailure(res.Failure):
+		// The sender's own channel (known exactly), or a policy failure
+		// the update did not place: nothing about liquidity.
+	case pos >= n:
+		d.Liquidity, d.First, d.Last, d.Reported = true, n-1, n-1, n-1
+	default:
+		d.Liquidity, d.First, d.Last, d.Reported = true, max(pos-1, 1), min(pos+1, n-1), pos
+	}
+	if d.Liquidity && d.First > d.Last {
+		d.Liquidity = false // a one-channel route: only the sender's own
+	}
+	return d
+}
+
+// IsPolicyFailure reports failures about a policy rather than liquidity.
+func IsPolicyFailure(f lnwire.FailureMessage) bool {
+	switch f.(type) {
+	case *lnwire.FailFeeInsufficient, *lnwire.FailIncorrectCltvExpiry,
+		*lnwire.FailChannelDisabled, *lnwire.FailAmountBelowMinimum,
+		*lnwire.FailExpiryTooSoon, *lnwire.FailIncorrectDetails,
+		*lnwire.FailFinalIncorrectCltvExpiry, *lnwire.FailFinalIncorrectHtlcAmount:
+		return true
+	}
+	return false
+}
+
+// FailureWeights is the posterior that channel j (first ≤ j ≤ last) of rt
+// failed it: attribution(j) — how likely a failure at j is reported as it
+// was — times the chance that j is the first channel of the route that
+// could not carry its amount. The weights sum to 1 (all 0 when nothing
+// could have failed).
+func (p *Payment) FailureWeights(rt *route.Route, first, last int, attribution func(j int) float64) []float64 {
+	w := make([]float64, last-first+1)
+	passed, total := 1.0, 0.0
+	for j := 1; j <= last; j++ {
+		prob := 0.5
+		if e, amt := p.Graph.Hop(rt, j); e != nil {
+			prob = p.Beliefs.Prob(e, float64(amt)+p.Locked(e), p.Now())
+		}
+		if j >= first {
+			w[j-first] = attribution(j) * passed * max(1-prob, 1e-3)
+			total += w[j-first]
+		}
+		passed *= max(prob, 1e-3)
+	}
+	for i := range w {
+		if total > 0 {
+			w[i] /= total
+		}
+	}
+	return w
+}
+
+// minFlowProb floors the probability a flow's cost is taken at, so that the
+// last piece of a channel costs much but not infinitely.
+const minFlowProb = 1e-4
+
+// Pieces linearises e's cost for a min-cost flow, after Pickhardt and
+// Richter: up to what e surely carries (the sender's own balance, or the
+// sure lower bound) only feeSlope per msat; above it, n pieces of −ln of the
+// probability that e carries the flow on top of what the payment's shards
+// lock, up to the sure upper bound, each piece's slope raised to at least
+// the one before so the cost stays convex.
+func (p *Payment) Pieces(e *Edge, n int, feeSlope float64) []Piece {
+	if e.From == p.Source {
+		return []Piece{{Width: float64(p.Local[e.ChannelID]), Slope: feeSlope}}
+	}
+	if !e.Usable() {
+		return nil
+	}
+	now, locked := p.Now(), p.Locked(e)
+	b := p.Beliefs.peek(e, now)
+	lo, hi := b.sendable(e.FromNode1, now, 0)
+	lo, hi = max(lo-locked, 0), hi-locked
+	if pol := e.Policy; pol.HasMaxHTLC || pol.MaxHTLC > 0 {
+		hi = min(hi, float64(pol.MaxHTLC))
+	}
+	if hi <= 0 {
+		return nil
+	}
+	pieces := make([]Piece, 0, n+1)
+	if lo > 0 {
+		pieces = append(pieces, Piece{Width: lo, Slope: feeSlope})
+	}
+	step := (hi - lo) / float64(n)
+	prob := b.curve(p.Beliefs.Prior, e.FromNode1)
+	prev, slope := 0.0, 0.0
+	for k := 1; k <= n && step > 0; k++ {
+		x := lo + step*float64(k)
+		c := -math.Log(max(prob(x+locked), minFlowProb))
+		slope = max(slope, (c-prev)/step)
+		prev = c
+		pieces = append(pieces, Piece{Width: step, Slope: slope + feeSlope})
+	}
+	return pieces
+}

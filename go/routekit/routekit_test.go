@@ -1,0 +1,315 @@
+package routekit
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+var testPrior = Prior{BimodalScale: 300_000_000, UniformShare: 0.2}
+
+// diamond is 0 → {1, 2} → 3, with a cheap upper corridor over node 1 and a
+// dear lower one over node 2, and a long detour 0 → 4 → 5 → 3.
+func diamond() *fakeView {
+	return newTestView(6, []testChannel{
+		{scid: 1, a: 0, b: 1, capSat: 1_000_000, fromA: pol(0, 0), fromB: pol(0, 0)},
+		{scid: 2, a: 1, b: 3, capSat: 1_000_000, fromA: pol(1000, 100), fromB: pol(0, 0)},
+		{scid: 3, a: 0, b: 2, capSat: 2_000_000, fromA: pol(0, 0), fromB: pol(0, 0)},
+		{scid: 4, a: 2, b: 3, capSat: 2_000_000, fromA: pol(1000, 2000), fromB: pol(0, 0)},
+		{scid: 5, a: 0, b: 4, capSat: 500_000, fromA: pol(0, 0), fromB: pol(0, 0)},
+		{scid: 6, a: 4, b: 5, capSat: 500_000, fromA: pol(0, 10), fromB: pol(0, 0)},
+		{scid: 7, a: 5, b: 3, capSat: 500_000, fromA: pol(0, 10), fromB: pol(0, 0)},
+	})
+}
+
+// feeCost prices a channel by its fee alone, plus a small cost per hop.
+func feeCost(_ *Edge, _, fee lnwire.MilliSatoshi) (float64, float64, bool) {
+	return float64(fee) + 1, 1, true
+}
+
+func channels(p *Path) []uint64 {
+	var out []uint64
+	for _, e := range p.Edges {
+		out = append(out, e.ChannelID)
+	}
+	return out
+}
+
+func TestShortest(t *testing.T) {
+	g := NewGraph(diamond())
+	s := NewSearcher(g)
+	tests := []struct {
+		name   string
+		edit   func(q *Query)
+		want   []uint64 // nil: no path
+		wantFe lnwire.MilliSatoshi
+	}{
+		{"cheapest", func(q *Query) {}, []uint64{5, 6, 7}, 20},
+		{"hop limit", func(q *Query) { q.MaxHops = 2 }, []uint64{1, 2}, 1100},
+		{"exclusion", func(q *Query) { q.MaxHops = 2; q.Exclude = map[uint64]bool{2: true} },
+			[]uint64{3, 4}, 3000},
+		{"fee budget", func(q *Query) { q.MaxHops = 2; q.FeeBudget = 1000 }, nil, 0},
+		{"cltv limit", func(q *Query) { q.CltvLimit = q.FinalLock + 39 }, nil, 0},
+		{"cltv limit fits two hops", func(q *Query) { q.CltvLimit = q.FinalLock + 79 },
+			[]uint64{1, 2}, 1100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &Query{Source: 0, Target: 3, Amount: 1_000_000, FeeBudget: 10_000,
+				FinalLock: 800_040, Cost: feeCost}
+			tc.edit(q)
+			p := s.Shortest(q)
+			if tc.want == nil {
+				if p != nil {
+					t.Fatalf("found %v, want none", channels(p))
+				}
+				return
+			}
+			if p == nil {
+				t.Fatalf("found none, want %v", tc.want)
+			}
+			if got := channels(p); !equal(got, tc.want) {
+				t.Fatalf("channels %v, want %v", got, tc.want)
+			}
+			if p.Fee() != tc.wantFe {
+				t.Fatalf("fee %d, want %d", p.Fee(), tc.wantFe)
+			}
+			rt, err := g.Route(p, q.FinalLock, q.CltvLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rt.TotalFees() != tc.wantFe || rt.ReceiverAmt() != q.Amount {
+				t.Fatalf("route fees %d, receives %d", rt.TotalFees(), rt.ReceiverAmt())
+			}
+			if rt.SourcePubKey != vertex(0) || rt.Hops[len(rt.Hops)-1].PubKeyBytes != vertex(3) {
+				t.Fatal("route does not run from the source to the target")
+			}
+			if again := PathAlong(p.Edges, 0, q.Amount); again.Amts[0] != p.Amts[0] {
+				t.Fatalf("PathAlong total %d, search %d", again.Amts[0], p.Amts[0])
+			}
+		})
+	}
+}
+
+func equal(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestMaxFlow(t *testing.T) {
+	g := NewGraph(diamond())
+	full := func(e *Edge) float64 { return float64(e.Capacity) }
+	tests := []struct {
+		name string
+		cap  Capacity
+		want float64
+	}{
+		{"capacities", full, 3_500_000_000},
+		{"corridor closed", func(e *Edge) float64 {
+			if e.ChannelID == 4 {
+				return 0
+			}
+			return full(e)
+		}, 1_500_000_000},
+		{"halved", func(e *Edge) float64 { return full(e) / 2 }, 1_750_000_000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := g.MaxFlow(0, 3, tc.cap); math.Abs(got-tc.want) > 10 {
+				t.Fatalf("max flow %.0f, want %.0f", got, tc.want)
+			}
+		})
+	}
+}
+
+// linearCost prices each msat at the channel's fee rate, up to its capacity.
+func linearCost(e *Edge) []Piece {
+	if !e.Usable() {
+		return nil
+	}
+	return []Piece{{Width: float64(e.Capacity),
+		Slope: (float64(e.Policy.FeeProportionalMillionths) + 1) / 1e6}}
+}
+
+func TestMinCostFlow(t *testing.T) {
+	g := NewGraph(diamond())
+	tests := []struct {
+		name     string
+		amount   lnwire.MilliSatoshi
+		maxParts int
+		want     map[uint64]lnwire.MilliSatoshi // amount per first channel
+	}{
+		{"cheapest corridor alone", 400_000_000, 0, map[uint64]lnwire.MilliSatoshi{5: 400_000_000}},
+		{"spills over in order of cost", 1_200_000_000, 0,
+			map[uint64]lnwire.MilliSatoshi{5: 500_000_000, 1: 700_000_000}},
+		{"three corridors", 3_000_000_000, 0,
+			map[uint64]lnwire.MilliSatoshi{5: 500_000_000, 1: 1_000_000_000, 3: 1_500_000_000}},
+		{"one part at most", 1_200_000_000, 1,
+			map[uint64]lnwire.MilliSatoshi{3: 1_200_000_000}},
+		{"more than the network", 9_000_000_000, 0,
+			map[uint64]lnwire.MilliSatoshi{5: 500_000_000, 1: 1_000_000_000, 3: 2_000_000_000}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			parts := g.MinCostFlow(&FlowQuery{Source: 0, Target: 3, Amount: tc.amount,
+				MaxParts: tc.maxParts, Cost: linearCost, Units: 100})
+			got := map[uint64]lnwire.MilliSatoshi{}
+			for _, p := range parts {
+				if p.Edges[0].From != 0 || p.Edges[len(p.Edges)-1].To != 3 {
+					t.Fatal("a part does not run from source to target")
+				}
+				got[p.Edges[0].ChannelID] += p.Amount
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("parts %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if d := float64(got[k]) - float64(v); math.Abs(d) > float64(tc.amount)/100 {
+					t.Fatalf("parts %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestBeliefs(t *testing.T) {
+	g := NewGraph(diamond())
+	e := g.EdgeInto(3, 2) // 1 → 3, capacity 1M sat
+	now := time.Unix(1_700_000_000, 0)
+	const c = 1_000_000_000.0
+	tests := []struct {
+		name  string
+		learn func(b *Beliefs)
+		at    time.Duration // how long after learning
+		amt   float64
+		want  float64 // probability, ±0.01
+	}{
+		{"nothing learnt, nothing asked", func(*Beliefs) {}, 0, 0, 1},
+		{"over capacity", func(*Beliefs) {}, 0, c + 1, 0},
+		{"carried", func(b *Beliefs) { b.Carried(e, 0.6*c, now) }, 0, 0.6 * c, 1},
+		{"failed", func(b *Beliefs) { b.Failed(e, 0.3*c, 1, now) }, 0, 0.3 * c, 0},
+		{"both ways", func(b *Beliefs) {
+			b.Carried(e, 0.2*c, now)
+			b.Failed(e, 0.4*c, 1, now)
+		}, 0, 0.2 * c, 1},
+		{"settled moves it", func(b *Beliefs) {
+			b.Carried(e, 0.6*c, now)
+			b.Settled(e, 0.5*c, now)
+		}, 0, 0.2 * c, 0.5},
+		{"forgotten", func(b *Beliefs) { b.Failed(e, 0.3*c, 1, now) }, 100 * time.Hour, 0.3 * c,
+			testPrior.CDF(0.7*c, c)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBeliefs(testPrior, time.Hour)
+			tc.learn(b)
+			got := b.Prob(e, tc.amt, now.Add(tc.at))
+			if tc.name == "settled moves it" {
+				// Only that it fell below certainty: the shift lowered the bound.
+				if got >= 1 {
+					t.Fatalf("prob %.3f, want < 1 after the balance moved", got)
+				}
+				return
+			}
+			if math.Abs(got-tc.want) > 0.01 {
+				t.Fatalf("prob %.3f, want %.3f", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPaymentBookkeeping follows a shard from dispatch to its outcome.
+func TestPaymentBookkeeping(t *testing.T) {
+	view := diamond()
+	g := NewGraph(view)
+	b := NewBeliefs(testPrior, 0)
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: 1_000_000, FeeLimit: 10_000,
+		MaxParts: 4, MaxAttempts: 10, FinalCLTVDelta: 40, CltvLimit: 900_000, Atomic: true}
+	local := map[uint64]lnwire.MilliSatoshi{1: 500_000_000, 3: 500_000_000, 5: 500_000_000}
+	p, err := NewPayment(g, b, view, vertex(0), local, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query(spec.Amount, 3, func(e *Edge, amt, fee lnwire.MilliSatoshi) (float64, float64, bool) {
+		prob := p.Prob(e, amt)
+		return -math.Log(prob) + float64(fee)/1000, prob, true
+	})
+	q.MaxHops = 2
+	path := NewSearcher(g).Shortest(q)
+	rt := p.Route(path, 3)
+	if rt == nil {
+		t.Fatal("no route")
+	}
+	p.Dispatch(rt)
+	e, amt := g.Hop(rt, 1)
+	if p.Locked(e) != float64(amt) || p.Local[1] != 500_000_000-rt.TotalAmount {
+		t.Fatalf("dispatch booked locked %.0f, local %d", p.Locked(e), p.Local[1])
+	}
+	p.Returned(rt, &routing.SimAttemptResult{})
+	if p.Held(e) != float64(amt) || p.Delivered != spec.Amount {
+		t.Fatalf("success booked held %.0f, delivered %d", p.Held(e), p.Delivered)
+	}
+	if lo, _ := b.Sendable(e, p.Now(), 0); lo < float64(amt) {
+		t.Fatalf("sure lower bound %.0f after carrying %d", lo, amt)
+	}
+	if got := p.UpperBound(0); got > 1_500_000_000-float64(amt)+1 {
+		t.Fatalf("upper bound %.0f ignores the held shard", got)
+	}
+	p.Finish()
+	if lo, _ := b.Sendable(e, p.Now(), 0); lo != 0 {
+		t.Fatalf("sure lower bound %.0f after the shard settled, want 0", lo)
+	}
+}
+
+func TestDiagnose(t *testing.T) {
+	view := diamond()
+	g := NewGraph(view)
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: 1000}
+	p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), nil, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &route.Route{TotalAmount: 1000, SourcePubKey: vertex(0), Hops: []*route.Hop{
+		{PubKeyBytes: vertex(4), ChannelID: 5, AmtToForward: 1000},
+		{PubKeyBytes: vertex(5), ChannelID: 6, AmtToForward: 1000},
+		{PubKeyBytes: vertex(3), ChannelID: 7, AmtToForward: 1000},
+	}}
+	tests := []struct {
+		name string
+		res  routing.SimAttemptResult
+		want Diagnosis
+	}{
+		{"liquidity at a hop", routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{},
+			FailureSourceIdx: 2}, Diagnosis{Liquidity: true, First: 1, Last: 2, Reported: 2}},
+		{"unreadable", routing.SimAttemptResult{Failure: routing.UnreadableFailure{}, FailureSourceIdx: -1},
+			Diagnosis{Unreadable: true, Liquidity: true, First: 1, Last: 2, Reported: -1}},
+		{"own channel", routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{}},
+			Diagnosis{Reported: -1}},
+		{"receiver", routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{},
+			FailureSourceIdx: 3}, Diagnosis{Liquidity: true, First: 2, Last: 2, Reported: 2}},
+		{"policy", routing.SimAttemptResult{Failure: &lnwire.FailFeeInsufficient{},
+			FailureSourceIdx: 1}, Diagnosis{Reported: -1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.Diagnose(rt, &tc.res); got != tc.want {
+				t.Fatalf("diagnosis %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	w := p.FailureWeights(rt, 1, 2, func(int) float64 { return 1 })
+	if math.Abs(w[0]+w[1]-1) > 1e-9 {
+		t.Fatalf("weights %v do not sum to 1", w)
+	}
+}
