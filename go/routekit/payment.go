@@ -34,6 +34,9 @@ type Payment struct {
 	// flight opens one), this one included.
 	Rounds int
 
+	memory     *Memory            // nil for a payment made without one
+	bound      float64            // UpperBound's last value
+	boundValid bool               // false until computed and after every failure
 	locked     map[uint64]float64 // per direction: in flight and held
 	held       map[uint64]float64 // per direction: held at the receiver
 	heldRoutes []*route.Route
@@ -143,6 +146,10 @@ func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
 		p.locked[dirKey(e)] -= float64(amt)
 	})
 	if res.Failure != nil {
+		p.boundValid = false
+		if _, ok := res.Failure.(routing.UnreadableFailure); ok && p.memory != nil {
+			p.memory.Unreadable++
+		}
 		p.FeesCommitted -= rt.TotalFees()
 		p.Local[rt.Hops[0].ChannelID] += rt.TotalAmount
 		return
@@ -213,6 +220,96 @@ func (p *Payment) UpperBound(h time.Duration) float64 {
 		_, hi := p.Beliefs.Sendable(e, now, h)
 		return hi - p.Held(e)
 	})
+}
+
+// CanComplete reports whether amt more (on top of what is in flight) fits
+// under UpperBound(h), computed again only after a failure: a payment that
+// cannot complete should stop before it spends more of the sender's
+// liquidity on parts that never count.
+func (p *Payment) CanComplete(amt lnwire.MilliSatoshi, h time.Duration) bool {
+	if !p.boundValid {
+		p.bound, p.boundValid = p.UpperBound(h), true
+	}
+	return float64(amt+p.InFlight) <= p.bound
+}
+
+// ExpectedBound is the max flow to the target under what each channel is
+// expected to carry (the prior on the sure bounds), less held shards.
+func (p *Payment) ExpectedBound() float64 {
+	now := p.Now()
+	return p.Graph.MaxFlow(p.Source, p.Target, func(e *Edge) float64 {
+		if e.From == p.Source {
+			return float64(p.Local[e.ChannelID])
+		}
+		if !e.Usable() {
+			return 0
+		}
+		return p.Beliefs.Expected(e, now) - p.Held(e)
+	})
+}
+
+// ProbCost is the cost of lnd-like probability routing: −ln P, plus
+// feeWeight per fee of 1000 ppm of amount, plus hopPenalty per channel.
+func (p *Payment) ProbCost(amount lnwire.MilliSatoshi, feeWeight, hopPenalty float64) EdgeCost {
+	return func(e *Edge, amt, fee lnwire.MilliSatoshi) (float64, float64, bool) {
+		prob := p.Prob(e, amt)
+		if prob <= 0 {
+			return 0, 0, false
+		}
+		return -math.Log(prob) + hopPenalty + feeWeight*float64(fee)/float64(amount)*1000, prob, true
+	}
+}
+
+// Attribution is how far a router trusts where failures are said to come
+// from.
+type Attribution struct {
+	// Trusted takes a reported position at its word.
+	Trusted bool
+
+	// ShiftShare is the share of failures reported one hop off, in each
+	// direction, when positions are not trusted.
+	ShiftShare float64
+}
+
+// weight is how likely a failure at channel j is reported at position
+// reported (-1: no position).
+func (a Attribution) weight(j, reported int) float64 {
+	if reported < 0 || j == reported {
+		return 1 - 2*a.ShiftShare
+	}
+	return a.ShiftShare
+}
+
+// LearnFailure records what a failed attempt says, after Returned: the
+// channels before a stale policy carried their amounts; a liquidity failure
+// is blamed by Blame. It returns the diagnosis.
+func (p *Payment) LearnFailure(rt *route.Route, res *routing.SimAttemptResult, a Attribution) Diagnosis {
+	d := p.Diagnose(rt, res)
+	switch {
+	case d.PolicyAt > 0:
+		p.Passed(rt, d.PolicyAt)
+	case d.Liquidity:
+		p.Blame(rt, d, a)
+	}
+	return d
+}
+
+// Blame spreads a liquidity failure over the channels d names (only the
+// reported one when a trusts it), each weighted by FailureWeights as soft
+// evidence (certain when one channel takes all); channels before the first
+// candidate carried their amounts.
+func (p *Payment) Blame(rt *route.Route, d Diagnosis, a Attribution) {
+	first, last := d.First, d.Last
+	if d.Reported > 0 && a.Trusted {
+		first, last = d.Reported, d.Reported
+	}
+	w := p.FailureWeights(rt, first, last, func(j int) float64 { return a.weight(j, d.Reported) })
+	p.Passed(rt, first)
+	for j := first; j <= last; j++ {
+		if w[j-first] > 0 {
+			p.Failed(rt, j, w[j-first])
+		}
+	}
 }
 
 // Diagnosis is where a failed attempt's evidence points.

@@ -88,8 +88,23 @@ func TestShortest(t *testing.T) {
 			if rt.SourcePubKey != vertex(0) || rt.Hops[len(rt.Hops)-1].PubKeyBytes != vertex(3) {
 				t.Fatal("route does not run from the source to the target")
 			}
-			if again := PathAlong(p.Edges, 0, q.Amount); again.Amts[0] != p.Amts[0] {
-				t.Fatalf("PathAlong total %d, search %d", again.Amts[0], p.Amts[0])
+			in, inLock := rt.TotalAmount, rt.TotalTimeLock
+			for i := 1; i < len(rt.Hops); i++ {
+				// Node Hops[i-1] receives in and forwards over channel
+				// i, charging that channel's fee and delta.
+				e, out := p.Edges[i], rt.Hops[i-1]
+				fee, lock := in-out.AmtToForward, inLock-out.OutgoingTimeLock
+				in, inLock = out.AmtToForward, out.OutgoingTimeLock
+				if fee != e.Policy.ComputeFee(out.AmtToForward) ||
+					lock != uint32(e.Policy.TimeLockDelta) {
+					t.Fatalf("hop %d charges %d msat and %d blocks, its policy otherwise", i, fee, lock)
+				}
+			}
+			again := PathAlong(p.Edges, 0, q.Amount)
+			for i := range p.Amts {
+				if again.Amts[i] != p.Amts[i] || again.Cltvs[i] != p.Cltvs[i] {
+					t.Fatalf("PathAlong %v %v, search %v %v", again.Amts, again.Cltvs, p.Amts, p.Cltvs)
+				}
 			}
 		})
 	}

@@ -43,8 +43,8 @@ type Query struct {
 }
 
 // Path is a route found for one amount: the channels from the sender's own
-// to the target's, what each carries, and the time lock each carries above
-// the final one.
+// to the target's, what each carries (Amts[0] is the route's total), and
+// the time lock each carries above the final one.
 type Path struct {
 	Amount lnwire.MilliSatoshi
 	Prob   float64
@@ -161,10 +161,11 @@ func (s *Searcher) trace(q *Query) *Path {
 	ls := s.labels[q.Source]
 	p := &Path{Amount: q.Amount, Prob: ls.prob, Cost: ls.cost}
 	for v := q.Source; v != q.Target; v = s.labels[v].via.To {
-		l := s.labels[v]
-		p.Edges = append(p.Edges, l.via)
-		p.Amts = append(p.Amts, l.recv)
-		p.Cltvs = append(p.Cltvs, l.cltv)
+		e := s.labels[v].via
+		next := s.labels[e.To] // what the channel to it carries
+		p.Edges = append(p.Edges, e)
+		p.Amts = append(p.Amts, next.recv)
+		p.Cltvs = append(p.Cltvs, next.cltv)
 	}
 	return p
 }
@@ -176,14 +177,14 @@ func PathAlong(edges []*Edge, source NodeID, amt lnwire.MilliSatoshi) *Path {
 	n := len(edges)
 	p := &Path{Amount: amt, Prob: 1, Edges: edges,
 		Amts: make([]lnwire.MilliSatoshi, n), Cltvs: make([]uint32, n)}
-	recv, cltv := amt, uint32(0)
+	recv, cltv := amt, uint32(0) // what edges[i].To receives, its lock
 	for i := n - 1; i >= 0; i-- {
+		p.Amts[i], p.Cltvs[i] = recv, cltv
 		var ok bool
 		recv, cltv, ok = extend(edges[i], recv, cltv, edges[i].From == source)
 		if !ok {
 			return nil
 		}
-		p.Amts[i], p.Cltvs[i] = recv, cltv
 	}
 	return p
 }
