@@ -1,7 +1,6 @@
 package routekit
 
 import (
-	"container/heap"
 	"math"
 	"sort"
 
@@ -243,7 +242,7 @@ func (n *mcfNet) solve(s, t NodeID, want int64) int64 {
 		dist[v] = math.MaxInt64
 	}
 	var touched []NodeID
-	q := &distQueue{}
+	q := &queue[int64]{}
 	sent := int64(0)
 	for sent < want {
 		for _, v := range touched {
@@ -251,7 +250,8 @@ func (n *mcfNet) solve(s, t NodeID, want int64) int64 {
 		}
 		touched = append(touched[:0], s)
 		dist[s] = 0
-		*q = append((*q)[:0], distItem{node: s})
+		q.reset()
+		q.push(s, 0)
 		relax := func(u, v NodeID, cost int64, arc int32) {
 			nd := dist[u] + cost + potential[u] - potential[v]
 			if nd < dist[v] {
@@ -259,13 +259,12 @@ func (n *mcfNet) solve(s, t NodeID, want int64) int64 {
 					touched = append(touched, v)
 				}
 				dist[v], via[v] = nd, arc
-				heap.Push(q, distItem{node: v, dist: nd})
+				q.push(v, nd)
 			}
 		}
-		for q.Len() > 0 {
-			top := heap.Pop(q).(distItem)
-			u := top.node
-			if done[u] || top.dist > dist[u] {
+		for q.len() > 0 {
+			u, d := q.pop()
+			if done[u] || d > dist[u] {
 				continue
 			}
 			done[u] = true
@@ -429,28 +428,4 @@ func (n *mcfNet) room(kept []unitPart) func(p unitPart) int64 {
 		}
 		return r
 	}
-}
-
-type distItem struct {
-	node NodeID
-	dist int64
-}
-
-// distQueue is a min-heap by distance, ties by node.
-type distQueue []distItem
-
-func (q distQueue) Len() int { return len(q) }
-func (q distQueue) Less(i, j int) bool {
-	if q[i].dist != q[j].dist {
-		return q[i].dist < q[j].dist
-	}
-	return q[i].node < q[j].node
-}
-func (q distQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *distQueue) Push(x any)   { *q = append(*q, x.(distItem)) }
-func (q *distQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
 }

@@ -210,15 +210,24 @@ func (p *Payment) Failed(rt *route.Route, j int, q float64) {
 // the payment's arrived shards hold.
 func (p *Payment) UpperBound(h time.Duration) float64 {
 	now := p.Now()
+	return p.maxFlow(func(e *Edge) float64 {
+		_, hi := p.Beliefs.Sendable(e, now, h)
+		return hi
+	})
+}
+
+// maxFlow is the max flow to the target with the sender's own channels at
+// their balances, unusable channels closed, and every other channel at
+// what remote says less what the payment's arrived shards hold.
+func (p *Payment) maxFlow(remote func(e *Edge) float64) float64 {
 	return p.Graph.MaxFlow(p.Source, p.Target, func(e *Edge) float64 {
-		if e.From == p.Source {
+		switch {
+		case e.From == p.Source:
 			return float64(p.Local[e.ChannelID])
-		}
-		if !e.Usable() {
+		case !e.Usable():
 			return 0
 		}
-		_, hi := p.Beliefs.Sendable(e, now, h)
-		return hi - p.Held(e)
+		return remote(e) - p.Held(e)
 	})
 }
 
@@ -237,15 +246,7 @@ func (p *Payment) CanComplete(amt lnwire.MilliSatoshi, h time.Duration) bool {
 // expected to carry (the prior on the sure bounds), less held shards.
 func (p *Payment) ExpectedBound() float64 {
 	now := p.Now()
-	return p.Graph.MaxFlow(p.Source, p.Target, func(e *Edge) float64 {
-		if e.From == p.Source {
-			return float64(p.Local[e.ChannelID])
-		}
-		if !e.Usable() {
-			return 0
-		}
-		return p.Beliefs.Expected(e, now) - p.Held(e)
-	})
+	return p.maxFlow(func(e *Edge) float64 { return p.Beliefs.Expected(e, now) })
 }
 
 // ProbCost is the cost of lnd-like probability routing: −ln P, plus

@@ -1,7 +1,6 @@
 package routekit
 
 import (
-	"container/heap"
 	"errors"
 
 	"github.com/lightningnetwork/lnd/lnwire"
@@ -75,7 +74,7 @@ type Searcher struct {
 	g      *Graph
 	labels []label
 	gen    uint32
-	queue  costQueue
+	queue  queue[float64]
 }
 
 // NewSearcher makes a searcher for g.
@@ -96,9 +95,10 @@ func (s *Searcher) Shortest(q *Query) *Path {
 	}
 	s.gen++
 	s.labels[q.Target] = label{prob: 1, recv: q.Amount, gen: s.gen}
-	s.queue = append(s.queue[:0], queued{node: q.Target})
-	for s.queue.Len() > 0 {
-		v := heap.Pop(&s.queue).(queued).node
+	s.queue.reset()
+	s.queue.push(q.Target, 0)
+	for s.queue.len() > 0 {
+		v, _ := s.queue.pop()
 		if s.labels[v].done {
 			continue
 		}
@@ -137,7 +137,7 @@ func (s *Searcher) relax(v NodeID, q *Query) {
 		}
 		*lu = label{cost: cost, prob: lv.prob * p, recv: recv, cltv: cltv,
 			hops: lv.hops + 1, via: e, gen: s.gen}
-		heap.Push(&s.queue, queued{node: e.From, cost: cost})
+		s.queue.push(e.From, cost)
 	}
 }
 
@@ -221,30 +221,4 @@ func (g *Graph) Route(p *Path, finalLock, cltvLimit uint32) (*route.Route, error
 		return nil, ErrRouteLimits
 	}
 	return rt, nil
-}
-
-// queued is a node waiting in a search queue at a cost.
-type queued struct {
-	node NodeID
-	cost float64
-}
-
-// costQueue is a min-heap of queued nodes, ties broken by node so that
-// searches are deterministic; stale entries are skipped by the caller.
-type costQueue []queued
-
-func (q costQueue) Len() int { return len(q) }
-func (q costQueue) Less(i, j int) bool {
-	if q[i].cost != q[j].cost {
-		return q[i].cost < q[j].cost
-	}
-	return q[i].node < q[j].node
-}
-func (q costQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *costQueue) Push(x any)   { *q = append(*q, x.(queued)) }
-func (q *costQueue) Pop() any {
-	old := *q
-	n := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return n
 }
