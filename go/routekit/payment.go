@@ -414,7 +414,9 @@ func (p *Payment) Pieces(e *Edge, n int, feeSlope float64) []Piece {
 	now, locked := p.Now(), p.Locked(e)
 	b := p.Beliefs.peek(e, now)
 	lo, hi := b.sendable(e.FromNode1, now, 0)
-	lo, hi = max(lo-locked, 0), hi-locked
+	// A failure proves the balance below the amount it failed: the
+	// upper bound itself cannot be carried.
+	lo, hi = max(lo-locked, 0), hi-locked-1
 	if pol := e.Policy; pol.HasMaxHTLC || pol.MaxHTLC > 0 {
 		hi = min(hi, float64(pol.MaxHTLC))
 	}
