@@ -124,21 +124,8 @@ func (r *planRouter) planRound(amt lnwire.MilliSatoshi) []*routekit.Path {
 		}
 	}
 	parts := max(1, int(float64(r.Spec.MaxParts)*partsShare))
-	flow := know.Graph.MinCostFlow(&routekit.FlowQuery{
-		Source: r.Source, Target: r.Target, Amount: amt, Units: planUnits, MaxParts: parts,
-		Cost: func(e *routekit.Edge) []routekit.Piece {
-			return r.Pieces(e, planPieces, r.feeSlope(e, amt))
-		},
-	})
-	var plan []*routekit.Path
-	for _, part := range flow {
-		if part.Amount == 0 || len(part.Edges) > routekit.MaxHops {
-			continue
-		}
-		if path := routekit.PathAlong(part.Edges, r.Source, part.Amount); path != nil {
-			plan = append(plan, path)
-		}
-	}
+	plan := r.PlanFlow(amt, parts, routekit.FlowCost{
+		Pieces: planPieces, Units: planUnits, FeeWeight: feeLambda, HopWeight: hopLambda})
 	if len(plan) == 0 {
 		least := min(amt, smallestPartSat*1000)
 		for shard := amt; shard >= least && len(plan) == 0; shard /= 2 {
@@ -148,18 +135,6 @@ func (r *planRouter) planRound(amt lnwire.MilliSatoshi) []*routekit.Path {
 		}
 	}
 	return plan
-}
-
-// feeSlope is the linear part of a channel's cost per msat of flow: its fee
-// rate, with its base fee spread over the payment, weighed by feeLambda,
-// and the hop cost.
-func (r *planRouter) feeSlope(e *routekit.Edge, amt lnwire.MilliSatoshi) float64 {
-	hop := hopLambda / float64(amt)
-	if e.From == r.Source || e.Policy == nil {
-		return hop
-	}
-	rate := float64(e.Policy.FeeProportionalMillionths)/1e6 + float64(e.Policy.FeeBaseMSat)/float64(amt)
-	return hop + feeLambda*1000*rate/float64(amt)
 }
 
 // single is the best single route for shard, nil when it is too unlikely.

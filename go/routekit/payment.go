@@ -439,3 +439,49 @@ func (p *Payment) Pieces(e *Edge, n int, feeSlope float64) []Piece {
 	}
 	return pieces
 }
+
+// FlowCost is how PlanFlow prices a channel for a payment of amount A: −ln
+// of the chance it carries the flow, linearised in Pieces between what it
+// surely carries and what it may, plus FeeWeight per fee of 1000 ppm of A,
+// plus HopWeight per channel for a part carrying all of A (a part carrying
+// a share pays that share).
+type FlowCost struct {
+	Pieces    int
+	Units     int
+	FeeWeight float64
+	HopWeight float64
+}
+
+// PlanFlow plans amt as a min-cost flow under c over the current beliefs
+// (what the payment's own shards lock included), split into at most
+// maxParts paths priced exactly (fees, time locks) and ordered largest
+// first; parts a policy refuses or longer than MaxHops are left out. The
+// paths may deliver less than amt when the beliefs say the network cannot
+// carry it.
+func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []*Path {
+	flow := p.Graph.MinCostFlow(&FlowQuery{
+		Source: p.Source, Target: p.Target, Amount: amt, Units: c.Units, MaxParts: maxParts,
+		Cost: func(e *Edge) []Piece { return p.Pieces(e, c.Pieces, c.slope(e, p.Source, amt)) },
+	})
+	var plan []*Path
+	for _, part := range flow {
+		if part.Amount == 0 || len(part.Edges) > MaxHops {
+			continue
+		}
+		if path := PathAlong(part.Edges, p.Source, part.Amount); path != nil {
+			plan = append(plan, path)
+		}
+	}
+	return plan
+}
+
+// slope is the linear part of e's cost per msat of a flow of amt: its fee
+// rate with the base fee spread over amt, and the hop cost.
+func (c FlowCost) slope(e *Edge, source NodeID, amt lnwire.MilliSatoshi) float64 {
+	hop := c.HopWeight / float64(amt)
+	if e.From == source || e.Policy == nil {
+		return hop
+	}
+	rate := float64(e.Policy.FeeProportionalMillionths)/1e6 + float64(e.Policy.FeeBaseMSat)/float64(amt)
+	return hop + c.FeeWeight*1000*rate/float64(amt)
+}
