@@ -464,11 +464,24 @@ func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []
 		Cost: func(e *Edge) []Piece { return p.Pieces(e, c.Pieces, c.slope(e, p.Source, amt)) },
 	})
 	var plan []*Path
+	spent := map[uint64]lnwire.MilliSatoshi{} // per own channel, fees included
 	for _, part := range flow {
 		if part.Amount == 0 || len(part.Edges) > MaxHops {
 			continue
 		}
-		if path := PathAlong(part.Edges, p.Source, part.Amount); path != nil {
+		path := PathAlong(part.Edges, p.Source, part.Amount)
+		own := part.Edges[0].ChannelID
+		if path != nil && spent[own]+path.Amts[0] > p.Local[own] {
+			// The flow counted what arrives; the fees come on top and
+			// must fit the sender's balance too.
+			over := spent[own] + path.Amts[0] - p.Local[own]
+			path = nil
+			if over < part.Amount {
+				path = PathAlong(part.Edges, p.Source, part.Amount-over)
+			}
+		}
+		if path != nil && path.Amts[0]+spent[own] <= p.Local[own] {
+			spent[own] += path.Amts[0]
 			plan = append(plan, path)
 		}
 	}

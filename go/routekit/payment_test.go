@@ -93,3 +93,56 @@ func TestDiagnose(t *testing.T) {
 		t.Fatalf("weights %v do not sum to 1", w)
 	}
 }
+
+func TestPlanFlow(t *testing.T) {
+	tests := []struct {
+		name     string
+		amount   lnwire.MilliSatoshi
+		maxParts int
+		parts    int  // paths wanted
+		short    bool // the fees leave a little less than the amount
+	}{
+		{"one corridor", 100_000_000, 4, 1, false},
+		{"split over corridors", 2_000_000_000, 4, 2, false},
+		{"one part allowed", 1_500_000_000, 1, 1, false},
+		{"a sender's channel to the last msat", 2_000_000_000, 1, 1, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			view := diamond()
+			g := NewGraph(view)
+			local := map[uint64]lnwire.MilliSatoshi{1: 1_000_000_000, 3: 2_000_000_000, 5: 500_000_000}
+			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: tc.amount,
+				FeeLimit: tc.amount / 10, MaxParts: uint32(tc.maxParts), FinalCLTVDelta: 40,
+				CltvLimit: 900_000}
+			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := p.PlanFlow(tc.amount, tc.maxParts, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
+			if len(plan) != tc.parts {
+				t.Fatalf("%d parts, want %d", len(plan), tc.parts)
+			}
+			total := lnwire.MilliSatoshi(0)
+			for _, path := range plan {
+				total += path.Amount
+				rt := p.Route(path, 3)
+				if rt == nil || rt.ReceiverAmt() != path.Amount {
+					t.Fatalf("part of %d msat does not make a route", path.Amount)
+				}
+				if path.Amts[0] > local[path.Edges[0].ChannelID] {
+					t.Fatalf("part of %d msat overdraws the sender's channel", path.Amts[0])
+				}
+			}
+			if tc.short {
+				if total >= tc.amount || total < tc.amount*99/100 {
+					t.Fatalf("parts deliver %d msat, want a little under %d", total, tc.amount)
+				}
+				return
+			}
+			if total != tc.amount {
+				t.Fatalf("parts deliver %d msat, want %d", total, tc.amount)
+			}
+		})
+	}
+}
