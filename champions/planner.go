@@ -53,7 +53,7 @@ const (
 
 	// feeLambda weighs fees against −ln P: a fee of 1000 ppm of the
 	// payment costs as much as feeLambda of −ln P.
-	feeLambda = 0.1 // evolve:tunable [0, 2] fee
+	feeLambda = 0.2 // evolve:tunable [0, 2] fee
 
 	// partsShare is the share of MaxParts a plan may use: fewer, larger
 	// parts leave room for a second round.
@@ -61,7 +61,7 @@ const (
 
 	// hopLambda is the cost of a channel per share of the payment it
 	// carries: longer routes fail more often than their −ln P says.
-	hopLambda = 0.05 // evolve:tunable [0, 0.5] retry
+	hopLambda = 0.2 // evolve:tunable [0, 0.5] retry
 
 	// smallestPartSat is the smallest shard the fallback halves down to.
 	smallestPartSat = 1_000 // evolve:tunable [100, 100_000] retry

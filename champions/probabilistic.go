@@ -48,7 +48,7 @@ const (
 // The cost of a route: −ln P + feeWeight·(fee in units of 1000 ppm) +
 // hopPenalty per hop.
 const (
-	feeWeight = 0.1 // evolve:tunable [0, 2] fee
+	feeWeight = 0.3 // evolve:tunable [0, 2] fee
 
 	hopPenalty = 0.01 // evolve:tunable [0, 0.5] retry
 )

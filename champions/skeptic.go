@@ -64,8 +64,8 @@ const (
 	scaleSat   = 300_000.0 // evolve:tunable [30_000, 3_000_000] success
 	flatShare  = 0.2       // evolve:tunable [0.01, 0.8] success
 	fadeMin    = 600.0     // evolve:tunable [5, 1440] success
-	feePerProb = 0.1       // evolve:tunable [0, 2] fee
-	hopPerProb = 0.05      // evolve:tunable [0, 0.5] retry
+	feePerProb = 0.2       // evolve:tunable [0, 2] fee
+	hopPerProb = 0.2       // evolve:tunable [0, 0.5] retry
 	flowPieces = 5         // evolve:tunable [1, 12] success
 	flowUnits  = 100       // evolve:tunable [20, 400] success
 	cltvMargin = 3

@@ -34,7 +34,7 @@ const (
 	priorUniform  = 0.2       // evolve:tunable [0.01, 0.8] success
 
 	// Route cost: −ln P + costFee·(fee per 1000 ppm) + costHop per hop.
-	costFee = 0.1  // evolve:tunable [0, 2] fee
+	costFee = 0.3  // evolve:tunable [0, 2] fee
 	costHop = 0.01 // evolve:tunable [0, 0.5] retry
 
 	// forgetMin is the half-life of what was learnt, sureMin that of the
