@@ -18,11 +18,10 @@ package main
 // attribution proves unreliable). When the flow finds nothing, a single
 // most likely route for the rest, or a halving of it, is tried instead.
 //
-// Numbers marked "evolve:tunable" and strings marked "evolve:choice" may be
-// changed by the offline proposer.
+// Marked knobs ("evolve:tunable", "evolve:choice") are the offline
+// proposer's to turn.
 
 import (
-	"errors"
 	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
@@ -71,8 +70,6 @@ const (
 	planWhen = "always" // evolve:choice always|atomic success
 )
 
-var errNoPlan = errors.New("no route found")
-
 // know lives for one scenario: the graph and what the router learnt.
 var know = routekit.NewMemory(routekit.NewBeliefs(
 	routekit.Prior{BimodalScale: bimodalSat * 1000, UniformShare: uniformPart},
@@ -97,7 +94,7 @@ func (r *planRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 	r.Request(inFlight)
 	if inFlight == 0 {
 		if !r.CanComplete(amt, time.Duration(sureHalfMin*float64(time.Minute))) {
-			return nil, errNoPlan
+			return nil, routekit.ErrNoRoute
 		}
 		r.plan = r.planRound(amt)
 	}
@@ -112,7 +109,7 @@ func (r *planRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 			return rt, nil
 		}
 	}
-	return nil, errNoPlan
+	return nil, routekit.ErrNoRoute
 }
 
 // planRound is the routes for the rest amt: the min-cost flow's parts, or

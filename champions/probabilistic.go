@@ -22,11 +22,10 @@ package main
 //   - The shard size is chosen among the whole rest and its halvings by the
 //     probability of the best route for each size.
 //
-// Numbers marked "evolve:tunable" and strings marked "evolve:choice" may be
-// changed by the offline proposer.
+// The offline proposer may move every number marked "evolve:tunable" and
+// switch every string marked "evolve:choice".
 
 import (
-	"errors"
 	"math"
 	"time"
 
@@ -110,8 +109,6 @@ const (
 // the shard is in flight does not fail it.
 const finalCltvPadding = 3
 
-var errNoRoute = errors.New("no route found")
-
 // memory lives for one scenario: the graph and what the router learnt.
 var memory = routekit.NewMemory(routekit.NewBeliefs(
 	routekit.Prior{BimodalScale: bimodalScaleSat * 1000, UniformShare: uniformShare},
@@ -148,7 +145,7 @@ func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 	p := r.p
 	p.Request(inFlight)
 	if !r.feasible(amt) {
-		return nil, errNoRoute
+		return nil, routekit.ErrNoRoute
 	}
 	probing := !p.Spec.Atomic && p.Rounds <= fullAmountRounds
 	best := r.bestShard(amt, probing)
@@ -157,11 +154,11 @@ func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 		best = r.bestShard(amt, false)
 	}
 	if best == nil {
-		return nil, errNoRoute
+		return nil, routekit.ErrNoRoute
 	}
 	rt := p.Route(best, finalCltvPadding)
 	if rt == nil {
-		return nil, errNoRoute
+		return nil, routekit.ErrNoRoute
 	}
 	p.Dispatch(rt)
 	return rt, nil

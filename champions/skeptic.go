@@ -24,11 +24,10 @@ package main
 // beliefs (routekit's PlanFlow), with a single most likely route when the
 // flow finds nothing.
 //
-// Numbers marked "evolve:tunable" and strings marked "evolve:choice" may be
-// changed by the offline proposer.
+// What the offline proposer may turn is marked "evolve:tunable" (numbers)
+// and "evolve:choice" (alternative blocks).
 
 import (
-	"errors"
 	"math"
 	"time"
 
@@ -70,8 +69,6 @@ const (
 	flowUnits  = 100       // evolve:tunable [20, 400] success
 	cltvMargin = 3
 )
-
-var errNothing = errors.New("no route found")
 
 // world lives for one scenario; suspects are the quarantined blames.
 var (
@@ -118,7 +115,7 @@ func (s *skeptic) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route
 	s.Request(inFlight)
 	if inFlight == 0 {
 		if !s.CanComplete(amt, world.Beliefs.HalfLife) {
-			return nil, errNothing
+			return nil, routekit.ErrNoRoute
 		}
 		s.round = s.PlanFlow(amt, int(s.Spec.MaxParts), routekit.FlowCost{
 			Pieces: flowPieces, Units: flowUnits, FeeWeight: feePerProb, HopWeight: hopPerProb})
@@ -136,7 +133,7 @@ func (s *skeptic) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route
 			return rt, nil
 		}
 	}
-	return nil, errNothing
+	return nil, routekit.ErrNoRoute
 }
 
 // fallback is the most likely single route for the rest or, failing that,

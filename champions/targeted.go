@@ -13,11 +13,9 @@ package main
 // bisection on a log scale. A shard is as large as the network is likely to
 // carry, neither a blind half nor a fixed fraction.
 //
-// Numbers marked "evolve:tunable" and strings marked "evolve:choice" may be
-// changed by the offline proposer.
+// Knobs: "evolve:tunable" numbers, "evolve:choice" strategy switches.
 
 import (
-	"errors"
 	"math"
 	"time"
 
@@ -82,8 +80,6 @@ const (
 	lockPadding = 3
 )
 
-var errGiveUp = errors.New("no route found")
-
 // mem lives for one scenario: the graph and what the router learnt.
 var mem = routekit.NewMemory(routekit.NewBeliefs(
 	routekit.Prior{BimodalScale: priorScaleSat * 1000, UniformShare: priorUniform},
@@ -115,7 +111,7 @@ type targetRouter struct {
 func (t *targetRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	t.Request(inFlight)
 	if !t.CanComplete(amt, minutes(sureMin)) {
-		return nil, errGiveUp
+		return nil, routekit.ErrNoRoute
 	}
 	whole := !t.Spec.Atomic && t.Rounds <= wholeRounds
 	shard := t.shard(amt, whole)
@@ -127,7 +123,7 @@ func (t *targetRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*
 		rt = t.Route(shard, lockPadding)
 	}
 	if rt == nil {
-		return nil, errGiveUp
+		return nil, routekit.ErrNoRoute
 	}
 	t.Dispatch(rt)
 	return rt, nil

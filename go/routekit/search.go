@@ -189,6 +189,10 @@ func PathAlong(edges []*Edge, source NodeID, amt lnwire.MilliSatoshi) *Path {
 	return p
 }
 
+// ErrNoRoute is what a router returns to give up a payment (or to end a
+// round) when it has no route to offer.
+var ErrNoRoute = errors.New("no route found")
+
 // ErrRouteLimits is returned by Route when the route breaks the cltv limit.
 var ErrRouteLimits = errors.New("routekit: route exceeds the cltv limit")
 
