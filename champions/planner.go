@@ -30,7 +30,11 @@ import (
 	"github.com/routesim-evolve/routesim/routing"
 )
 
-// What the router assumes and how long it remembers.
+// What the router assumes and how long it remembers: the prior's bimodal
+// scale and uniform share, the half-lives of what it learnt and of the sure
+// bounds that stop a payment, the share of failures assumed blamed one hop
+// off once attribution proved degraded, the cltv padding, and the cost of
+// the single route tried when the flow finds none.
 const (
 	bimodalSat   = 300_000.0 // evolve:tunable [30_000, 3_000_000] success
 	uniformPart  = 0.2       // evolve:tunable [0.01, 0.8] success
