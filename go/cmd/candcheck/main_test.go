@@ -52,6 +52,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"clean", header + imports + contract, "", 0, ""},
 		{"seed-style std imports", header + "import (\n\t\"container/heap\"\n\t\"errors\"\n\t\"math/rand/v2\"\n)\n" + imports + contract, "", 0, ""},
+		{"toolkit", header + "import \"github.com/routesim-evolve/routesim/routekit\"\n" + imports + contract, "", 0, ""},
 		{"os", header + "import \"os\"\n" + imports + contract, RuleImport, 3, `"os" is forbidden`},
 		{"os/exec", header + "import \"os/exec\"\n" + imports + contract, RuleImport, 3, `"os/exec" is forbidden`},
 		{"net", header + "import \"net\"\n" + imports + contract, RuleImport, 3, `"net" is forbidden`},

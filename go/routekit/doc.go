@@ -1,0 +1,25 @@
+// Package routekit is the toolkit candidate routers may import: the
+// machinery every strong router needs, so that a candidate's own file holds
+// its strategy and nothing else.
+//
+//   - Graph: a snapshot of the gossip view, indexed once per scenario, with
+//     each node's incoming channels (lnd's search walks backward from the
+//     target) and the policies a failure's channel update refreshes.
+//   - Searcher: Dijkstra from the target back to the source under a
+//     pluggable edge cost, the fee budget, the cltv limit, a hop limit and
+//     exclusions; its Path becomes a route in lnd's encoding (Graph.Route).
+//   - MaxFlow: Dinic's max flow under any capacity per edge.
+//   - MinCostFlow: a min-cost flow on convex piecewise-linear edge costs
+//     (−ln of the success probability linearised, plus fees, after
+//     Pickhardt and Richter and Core Lightning's askrene), decomposed into
+//     at most MaxParts paths.
+//   - Beliefs and Payment: what a router knows of each channel's balance
+//     (sure bounds, soft bounds, a bimodal/uniform prior mix, optional decay
+//     with virtual time) and what one payment's own shards lock (in flight
+//     and held at the receiver).
+//
+// It is trusted code compiled into every candidate: it reads nothing but
+// the routing contract's SimNetworkView, the routes a router hands out and
+// the results it is told, so it gives a candidate no data the candidate
+// could not read itself. It keeps no package-level state.
+package routekit

@@ -1,0 +1,163 @@
+package routekit
+
+import (
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// NodeID is a node's index in a Graph, dense from 0 in the view's order.
+type NodeID = int32
+
+// Edge is one direction of a channel: From may forward to To over it under
+// Policy, the policy From announced.
+type Edge struct {
+	// From and To are the sending and the receiving node.
+	From, To NodeID
+
+	// ChannelID is the short channel id.
+	ChannelID uint64
+
+	// Capacity is the channel's announced capacity.
+	Capacity lnwire.MilliSatoshi
+
+	// FromNode1 is true when From is the channel's node 1 (the smaller
+	// key): sending lowers node 1's balance.
+	FromNode1 bool
+
+	// Policy is From's policy for this direction; nil when none was
+	// announced.
+	Policy *routing.CachedEdgePolicy
+}
+
+// Usable reports whether remote forwarding over e is possible at all: a
+// policy is known and does not disable the channel.
+func (e *Edge) Usable() bool {
+	return e.Policy != nil && !e.Policy.IsDisabled
+}
+
+// Graph is a router's copy of the gossip view, indexed for search. Build it
+// once per scenario (the first payment's view) and call SetView for every
+// later payment: the nodes and channels stay, the policies a failure updates
+// are re-read by Refresh.
+type Graph struct {
+	view  routing.SimNetworkView
+	index map[route.Vertex]NodeID
+	nodes []route.Vertex
+	in    [][]Edge
+	flow  *flowNet
+}
+
+// NewGraph reads the whole view once.
+func NewGraph(view routing.SimNetworkView) *Graph {
+	g := &Graph{view: view, index: map[route.Vertex]NodeID{}}
+	_ = view.ForEachNode(func(n route.Vertex) error {
+		g.index[n] = NodeID(len(g.nodes))
+		g.nodes = append(g.nodes, n)
+		return nil
+	})
+	g.in = make([][]Edge, len(g.nodes))
+	for i := range g.nodes {
+		g.Refresh(NodeID(i))
+	}
+	return g
+}
+
+// SetView points later refreshes at the view of the current payment.
+func (g *Graph) SetView(view routing.SimNetworkView) { g.view = view }
+
+// NumNodes is the number of nodes.
+func (g *Graph) NumNodes() int { return len(g.nodes) }
+
+// Vertex is the public key of node v.
+func (g *Graph) Vertex(v NodeID) route.Vertex { return g.nodes[v] }
+
+// ID is the index of the node with key v.
+func (g *Graph) ID(v route.Vertex) (NodeID, bool) {
+	id, ok := g.index[v]
+	return id, ok
+}
+
+// In is the list of channels into node v. The slice is the graph's own:
+// a Refresh of v replaces it.
+func (g *Graph) In(v NodeID) []Edge { return g.in[v] }
+
+// Refresh re-reads the channels into node v, whose policies a failure's
+// channel update may have changed.
+func (g *Graph) Refresh(v NodeID) {
+	var list []Edge
+	_ = g.view.ForEachNodeDirectedChannel(g.nodes[v], func(ch *routing.DirectedChannel) error {
+		from, ok := g.index[ch.OtherNode]
+		if !ok {
+			return nil
+		}
+		list = append(list, Edge{
+			From:      from,
+			To:        v,
+			ChannelID: ch.ChannelID,
+			Capacity:  lnwire.MilliSatoshi(ch.Capacity) * 1000,
+			FromNode1: !ch.IsNode1,
+			Policy:    ch.InPolicy,
+		})
+		return nil
+	})
+	g.in[v] = list
+}
+
+// EdgeInto finds the edge over channel scid into node v, or nil.
+func (g *Graph) EdgeInto(v NodeID, scid uint64) *Edge {
+	for i := range g.in[v] {
+		if g.in[v][i].ChannelID == scid {
+			return &g.in[v][i]
+		}
+	}
+	return nil
+}
+
+// Hop is channel j of rt (0 is the sender's own) and the amount it carries;
+// nil when the channel is not in the graph.
+func (g *Graph) Hop(rt *route.Route, j int) (*Edge, lnwire.MilliSatoshi) {
+	amt := rt.TotalAmount
+	if j > 0 {
+		amt = rt.Hops[j-1].AmtToForward
+	}
+	v, ok := g.index[rt.Hops[j].PubKeyBytes]
+	if !ok {
+		return nil, amt
+	}
+	return g.EdgeInto(v, rt.Hops[j].ChannelID), amt
+}
+
+// ForEachRemoteHop calls f for every channel of rt after the sender's own,
+// with its position (from 1) and amount; channels missing from the graph are
+// skipped.
+func (g *Graph) ForEachRemoteHop(rt *route.Route, f func(j int, e *Edge, amt lnwire.MilliSatoshi)) {
+	for j := 1; j < len(rt.Hops); j++ {
+		if e, amt := g.Hop(rt, j); e != nil {
+			f(j, e, amt)
+		}
+	}
+}
+
+// RefreshRoute re-reads the policies of rt's channels, which a failure's
+// channel update may have changed, and returns the first channel whose
+// policy changed (0 if none): the one that truly failed on a stale policy.
+func (g *Graph) RefreshRoute(rt *route.Route) int {
+	changed := 0
+	for j := 1; j < len(rt.Hops); j++ {
+		v, ok := g.index[rt.Hops[j].PubKeyBytes]
+		if !ok {
+			continue
+		}
+		var old routing.CachedEdgePolicy
+		if before := g.EdgeInto(v, rt.Hops[j].ChannelID); before != nil && before.Policy != nil {
+			old = *before.Policy
+		}
+		g.Refresh(v)
+		after := g.EdgeInto(v, rt.Hops[j].ChannelID)
+		if changed == 0 && after != nil && after.Policy != nil && *after.Policy != old {
+			changed = j
+		}
+	}
+	return changed
+}

@@ -1,0 +1,148 @@
+package routekit
+
+import (
+	"math"
+	"testing"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// TestPaymentBookkeeping follows a shard from dispatch to its outcome.
+func TestPaymentBookkeeping(t *testing.T) {
+	view := diamond()
+	g := NewGraph(view)
+	b := NewBeliefs(testPrior, 0)
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: 1_000_000, FeeLimit: 10_000,
+		MaxParts: 4, MaxAttempts: 10, FinalCLTVDelta: 40, CltvLimit: 900_000, Atomic: true}
+	local := map[uint64]lnwire.MilliSatoshi{1: 500_000_000, 3: 500_000_000, 5: 500_000_000}
+	p, err := NewPayment(g, b, view, vertex(0), local, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query(spec.Amount, 3, func(e *Edge, amt, fee lnwire.MilliSatoshi) (float64, float64, bool) {
+		prob := p.Prob(e, amt)
+		return -math.Log(prob) + float64(fee)/1000, prob, true
+	})
+	q.MaxHops = 2
+	path := NewSearcher(g).Shortest(q)
+	rt := p.Route(path, 3)
+	if rt == nil {
+		t.Fatal("no route")
+	}
+	p.Dispatch(rt)
+	e, amt := g.Hop(rt, 1)
+	if p.Locked(e) != float64(amt) || p.Local[1] != 500_000_000-rt.TotalAmount {
+		t.Fatalf("dispatch booked locked %.0f, local %d", p.Locked(e), p.Local[1])
+	}
+	p.Returned(rt, &routing.SimAttemptResult{})
+	if p.Held(e) != float64(amt) || p.Delivered != spec.Amount {
+		t.Fatalf("success booked held %.0f, delivered %d", p.Held(e), p.Delivered)
+	}
+	if lo, _ := b.Sendable(e, p.Now(), 0); lo < float64(amt) {
+		t.Fatalf("sure lower bound %.0f after carrying %d", lo, amt)
+	}
+	if got := p.UpperBound(0); got > 1_500_000_000-float64(amt)+1 {
+		t.Fatalf("upper bound %.0f ignores the held shard", got)
+	}
+	p.Finish()
+	if lo, _ := b.Sendable(e, p.Now(), 0); lo != 0 {
+		t.Fatalf("sure lower bound %.0f after the shard settled, want 0", lo)
+	}
+}
+
+func TestDiagnose(t *testing.T) {
+	view := diamond()
+	g := NewGraph(view)
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: 1000}
+	p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), nil, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &route.Route{TotalAmount: 1000, SourcePubKey: vertex(0), Hops: []*route.Hop{
+		{PubKeyBytes: vertex(4), ChannelID: 5, AmtToForward: 1000},
+		{PubKeyBytes: vertex(5), ChannelID: 6, AmtToForward: 1000},
+		{PubKeyBytes: vertex(3), ChannelID: 7, AmtToForward: 1000},
+	}}
+	tests := []struct {
+		name string
+		res  routing.SimAttemptResult
+		want Diagnosis
+	}{
+		{"liquidity at a hop", routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{},
+			FailureSourceIdx: 2}, Diagnosis{Liquidity: true, First: 1, Last: 2, Reported: 2}},
+		{"unreadable", routing.SimAttemptResult{Failure: routing.UnreadableFailure{}, FailureSourceIdx: -1},
+			Diagnosis{Unreadable: true, Liquidity: true, First: 1, Last: 2, Reported: -1}},
+		{"own channel", routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{}},
+			Diagnosis{Reported: -1}},
+		{"receiver", routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{},
+			FailureSourceIdx: 3}, Diagnosis{Liquidity: true, First: 2, Last: 2, Reported: 2}},
+		{"policy", routing.SimAttemptResult{Failure: &lnwire.FailFeeInsufficient{},
+			FailureSourceIdx: 1}, Diagnosis{Reported: -1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.Diagnose(rt, &tc.res); got != tc.want {
+				t.Fatalf("diagnosis %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	w := p.FailureWeights(rt, 1, 2, func(int) float64 { return 1 })
+	if math.Abs(w[0]+w[1]-1) > 1e-9 {
+		t.Fatalf("weights %v do not sum to 1", w)
+	}
+}
+
+func TestPlanFlow(t *testing.T) {
+	tests := []struct {
+		name     string
+		amount   lnwire.MilliSatoshi
+		maxParts int
+		parts    int  // paths wanted
+		short    bool // the fees leave a little less than the amount
+	}{
+		{"one corridor", 100_000_000, 4, 1, false},
+		{"split over corridors", 2_000_000_000, 4, 2, false},
+		{"one part allowed", 1_500_000_000, 1, 1, false},
+		{"a sender's channel to the last msat", 2_000_000_000, 1, 1, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			view := diamond()
+			g := NewGraph(view)
+			local := map[uint64]lnwire.MilliSatoshi{1: 1_000_000_000, 3: 2_000_000_000, 5: 500_000_000}
+			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: tc.amount,
+				FeeLimit: tc.amount / 10, MaxParts: uint32(tc.maxParts), FinalCLTVDelta: 40,
+				CltvLimit: 900_000}
+			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := p.PlanFlow(tc.amount, tc.maxParts, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
+			if len(plan) != tc.parts {
+				t.Fatalf("%d parts, want %d", len(plan), tc.parts)
+			}
+			total := lnwire.MilliSatoshi(0)
+			for _, path := range plan {
+				total += path.Amount
+				rt := p.Route(path, 3)
+				if rt == nil || rt.ReceiverAmt() != path.Amount {
+					t.Fatalf("part of %d msat does not make a route", path.Amount)
+				}
+				if path.Amts[0] > local[path.Edges[0].ChannelID] {
+					t.Fatalf("part of %d msat overdraws the sender's channel", path.Amts[0])
+				}
+			}
+			if tc.short {
+				if total >= tc.amount || total < tc.amount*99/100 {
+					t.Fatalf("parts deliver %d msat, want a little under %d", total, tc.amount)
+				}
+				return
+			}
+			if total != tc.amount {
+				t.Fatalf("parts deliver %d msat, want %d", total, tc.amount)
+			}
+		})
+	}
+}
