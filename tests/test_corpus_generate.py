@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
-import subprocess
 from collections import Counter
 from pathlib import Path
 
