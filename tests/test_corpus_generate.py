@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -301,18 +300,3 @@ def test_bundled_corpus_loads_and_covers_every_arena() -> None:
             ARENAS, per_arena[split])
     assert corpus.manifest.degraded_attribution() is not None
     assert all(g.source.kind == "synthetic" for g in corpus.manifest.graphs)
-
-
-def test_bundled_corpus_loads_with_the_go_reader(tmp_path: Path) -> None:
-    """Every bundled scenario file is accepted by the Go reader (builds routesim)."""
-    if shutil.which("go") is None:
-        pytest.skip("go toolchain absent")
-    binary = tmp_path / "routesim"
-    subprocess.run(["go", "build", "-o", str(binary), "./cmd/routesim"], cwd=REPO / "go",
-                   check=True)
-    for path in sorted(BUNDLED.glob("*/*.json")):
-        if path.parent.name == "graphs":
-            continue
-        run = subprocess.run([str(binary), "--no-timing", str(path)], capture_output=True,
-                             text=True)
-        assert run.returncode == 0, run.stderr

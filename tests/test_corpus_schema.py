@@ -1,29 +1,45 @@
-"""The scenario and graph models refuse what the Go reader refuses, and say so
-naming the file and the field (docs/scenario-format.md)."""
+"""One set of format rules, Go's (go/scenario): Python loads a file only after
+the Go reader accepted it, and reports Go's finding. These tests hold both
+entry points to the same verdicts on the shared files: the examples, the
+fixtures of tests/data, the bundled corpus, and the table of broken files
+go/scenario's own tests run (go/scenario/testdata/invalid.json)."""
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable, Iterator
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from routesim_evolve.build.allowlist import CANDCHECK
+from routesim_evolve.build.gomodule import build_env, go_binary, go_module_dir
+from routesim_evolve.build.tools import GoTool
+from routesim_evolve.corpus.check import SCENARIOCHECK, check_files
+from routesim_evolve.corpus.cli import corpus_command
+from routesim_evolve.corpus.generate import graph_json
+from routesim_evolve.corpus.importers import import_graph_file
 from routesim_evolve.corpus.load import (
+    RULE_MODEL_DRIFT,
     CorpusError,
+    _parse_accepted,
     clear_graph_cache,
-    field_path,
+    load_corpus,
     load_graph,
     load_scenario,
 )
-from routesim_evolve.corpus.schema import parse_scid
+from routesim_evolve.corpus.schema import Graph, parse_scid
 
-EXAMPLES = Path(__file__).parents[1] / "docs" / "examples"
+REPO = Path(__file__).parents[1]
+EXAMPLES = REPO / "docs" / "examples"
 EXAMPLE_SCENARIOS = ["base", "drift", "atomic", "attribution"]
-
-Edit = Callable[[dict[str, Any]], None]
+INVALID = json.loads((REPO / "go" / "scenario" / "testdata" / "invalid.json").read_text())
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(autouse=True)
@@ -33,44 +49,8 @@ def _fresh_graph_cache() -> Iterator[None]:
     clear_graph_cache()
 
 
-def example(name: str) -> dict[str, Any]:
-    return json.loads((EXAMPLES / name).read_text())
-
-
-def write_case(
-    tmp_path: Path, scenario_edit: Edit | None = None, graph_edit: Edit | None = None
-) -> Path:
-    """The base example and its graph, edited, written to tmp_path."""
-    scenario, graph = example("base-example.json"), example("graph-small.json")
-    if graph_edit:
-        graph_edit(graph)
-    if scenario_edit:
-        scenario_edit(scenario)
-    (tmp_path / "graph-small.json").write_text(json.dumps(graph))
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(scenario))
-    return path
-
-
-def load_error(path: Path) -> CorpusError:
-    with pytest.raises(CorpusError) as caught:
-        load_scenario(path)
-    return caught.value
-
-
-def assert_names(error: CorpusError, file: Path, field: str, words: str) -> None:
-    message = str(error)
-    assert message.startswith(f"{file}: {field}: "), message
-    assert words in message, message
-    assert (error.file, error.field) == (str(file), field)
-
-
-def source_id() -> str:
-    return str(example("base-example.json")["source"])
-
-
 # ---------------------------------------------------------------------------
-# The shared example files
+# The shared files are accepted
 
 
 @pytest.mark.parametrize("name", EXAMPLE_SCENARIOS)
@@ -82,7 +62,26 @@ def test_doc_examples_load(name: str) -> None:
     assert len(loaded.graph.nodes) == 40
 
 
-def test_graph_is_loaded_once_per_process() -> None:
+def test_bundled_corpus_is_accepted_by_both_entry_points() -> None:
+    """load_corpus (Python) and the simulator's reader agree: every file is valid."""
+    corpus = load_corpus(REPO / "corpus")
+    scenarios = [s for split in corpus.splits.values() for s in split]
+    assert len(scenarios) == 48
+    verdicts = check_files(sorted(p.path for p in scenarios))
+    assert all(v.error is None for v in verdicts)
+    graphs = sorted((REPO / "corpus" / "graphs").glob("*.json"))
+    assert graphs and all(v.error is None for v in check_files(graphs, graphs=True))
+
+
+@pytest.mark.parametrize("dump", ["lncli-describegraph.json", "cln-listchannels.json"])
+def test_imported_fixtures_are_valid_graphs(tmp_path: Path, dump: str) -> None:
+    imported = import_graph_file(DATA / dump).graph
+    path = tmp_path / "graph.json"
+    path.write_text(graph_json(imported))
+    assert load_graph(path) == imported
+
+
+def test_graph_is_parsed_once_per_process() -> None:
     first = load_scenario(EXAMPLES / "base-example.json")
     second = load_scenario(EXAMPLES / "drift-example.json")
     assert first.graph is second.graph
@@ -97,224 +96,111 @@ def test_payment_limits_follow_the_defaults() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Graph rules: each names graph-small.json and the field
+# The broken files are refused with Go's finding
 
 
-def _set(path: tuple[Any, ...], value: Any) -> Edit:
-    def edit(body: dict[str, Any]) -> None:
-        target = body
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
-
-    return edit
+def _at(doc: Any, path: list[Any]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
 
 
-def _duplicate_node(graph: dict[str, Any]) -> None:
-    graph["nodes"][5]["id"] = graph["nodes"][4]["id"]
+def _put(doc: Any, path: list[Any], value: Any) -> None:
+    parent, key = _at(doc, path[:-1]), path[-1]
+    if isinstance(parent, list) and key == len(parent):
+        parent.append(value)
+    else:
+        parent[key] = value
 
 
-def _duplicate_scid(graph: dict[str, Any]) -> None:
-    # "0700000x0x0" parses to the same id as "700000x0x0": Go compares numbers.
-    graph["channels"][3]["scid"] = "0" + graph["channels"][0]["scid"]
+def _apply(doc: Any, edit: dict[str, Any]) -> None:
+    """The edits of invalid.json, as go/scenario's writeEdited applies them."""
+    if "set" in edit:
+        _put(doc, edit["set"], edit["value"])
+    elif "delete" in edit:
+        del _at(doc, edit["delete"][:-1])[edit["delete"][-1]]
+    else:
+        _put(doc, edit["to"], _at(doc, edit["copy"]))
 
 
-def _self_channel(graph: dict[str, Any]) -> None:
-    graph["channels"][2]["node2"] = graph["channels"][2]["node1"]
+def write_case(tmp_path: Path, case: dict[str, Any]) -> dict[str, Path]:
+    """The example scenario and its graph, edited as the case says."""
+    files = {"scenario": tmp_path / "base-example.json", "graph": tmp_path / "graph-small.json"}
+    for kind, path in files.items():
+        text = case.get(f"{kind}_text")
+        if text is None:
+            doc = json.loads((EXAMPLES / path.name).read_text())
+            for edit in case.get(kind, []):
+                _apply(doc, edit)
+            text = json.dumps(doc)
+        path.write_text(text)
+    return files
 
 
-def _htlc_max(value_of: Callable[[dict[str, Any]], int]) -> Edit:
-    def edit(graph: dict[str, Any]) -> None:
-        channel = graph["channels"][1]
-        channel["policy1"]["htlc_max_msat"] = value_of(channel)
-
-    return edit
-
-
-GRAPH_CASES = [
-    pytest.param(_set(("nodes", 3, "id"), "02abc"), "nodes[3].id", "want 66 hex characters",
-                 id="node-id-length"),
-    pytest.param(_set(("nodes", 3, "id"), "zz" * 33), "nodes[3].id", "want 66 hex characters",
-                 id="node-id-hex"),
-    pytest.param(_duplicate_node, "nodes[5].id", "duplicate node", id="node-id-unique"),
-    pytest.param(_set(("nodes",), []), "nodes", "graph has no nodes", id="no-nodes"),
-    pytest.param(_set(("channels", 2, "scid"), "700000:1:0"), "channels[2].scid",
-                 "want BLOCKxTXxOUTPUT", id="scid-syntax"),
-    pytest.param(_set(("channels", 2, "scid"), "700000x1x70000"), "channels[2].scid",
-                 "want BLOCKxTXxOUTPUT", id="scid-output-range"),
-    pytest.param(_duplicate_scid, "channels[3].scid", "duplicate channel", id="scid-unique"),
-    pytest.param(_set(("channels", 4, "node1"), "02" + "ab" * 32), "channels[4].node1",
-                 'unknown node "02abab', id="channel-end-known"),
-    pytest.param(_self_channel, "channels[2].node2", "to itself", id="self-channel"),
-    pytest.param(_set(("channels", 6, "capacity_sat"), 0), "channels[6].capacity_sat",
-                 "capacity must be positive, got 0", id="capacity-positive"),
-    pytest.param(_htlc_max(lambda c: c["capacity_sat"] * 1000 + 1),
-                 "channels[1].policy1.htlc_max_msat", "exceeds the capacity",
-                 id="htlc-max-capacity"),
-    pytest.param(_htlc_max(lambda c: 999), "channels[1].policy1.htlc_max_msat",
-                 "is below htlc_min_msat 1000", id="htlc-max-min"),
-    pytest.param(_set(("channels", 0, "policy2", "fee_rate"), 5), "channels[0].policy2.fee_rate",
-                 'unknown field "fee_rate"', id="unknown-field"),
-    pytest.param(_set(("channels", 0, "capacity_sat"), "5"), "channels[0].capacity_sat",
-                 'want integer, got JSON string "5"', id="json-type"),
-    pytest.param(_set(("channels", 0, "policy1", "fee_rate_ppm"), -1),
-                 "channels[0].policy1.fee_rate_ppm", "want uint32, got JSON number -1",
-                 id="uint-range"),
-    pytest.param(_set(("format",), "routesim-graph/2"), "format",
-                 'want "routesim-graph/1", got "routesim-graph/2"', id="graph-format"),
-]
+@pytest.mark.parametrize("case", INVALID["cases"], ids=[c["name"] for c in INVALID["cases"]])
+def test_broken_file_is_refused_with_gos_finding(tmp_path: Path, case: dict[str, Any]) -> None:
+    files = write_case(tmp_path, case)
+    want = case["want"]
+    with pytest.raises(CorpusError) as caught:
+        load_scenario(files["scenario"])
+    error = caught.value
+    assert (error.file, error.field, error.rule) == (
+        str(files[want["file"]]), want["field"], want["rule"]
+    ), str(error)
+    prefix = f"{error.file}: {error.field}: " if error.field else f"{error.file}: "
+    assert str(error).startswith(prefix) and error.message, str(error)
 
 
-@pytest.mark.parametrize(("edit", "field", "words"), GRAPH_CASES)
-def test_graph_rule(tmp_path: Path, edit: Edit, field: str, words: str) -> None:
-    path = write_case(tmp_path, graph_edit=edit)
-    assert_names(load_error(path), tmp_path / "graph-small.json", field, words)
+def test_every_rule_has_a_broken_file() -> None:
+    """The table breaks every rule go/scenario names (read: see the next test)."""
+    source = (REPO / "go" / "scenario" / "load.go").read_text()
+    rules = set(re.findall(r'Rule\w+\s+= "([a-z-]+)"', source))
+    covered = {c["want"]["rule"] for c in INVALID["cases"]}
+    assert rules - covered == {"read"}
 
 
-def test_graph_loads_alone_and_names_missing_file(tmp_path: Path) -> None:
-    assert len(load_graph(EXAMPLES / "graph-small.json").channels) == 65
+def test_unreadable_files_name_the_file(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.json"
-    with pytest.raises(CorpusError, match=f"^{missing}: "):
-        load_graph(missing)
+    for load in (load_scenario, load_graph):
+        with pytest.raises(CorpusError, match=f"^{missing}: ") as caught:
+            load(missing)
+        assert caught.value.rule == "read"
+
+
+def test_a_model_refusing_what_go_accepts_is_reported_as_a_bug() -> None:
+    with pytest.raises(CorpusError) as caught:
+        _parse_accepted(Graph, str(EXAMPLES / "base-example.json"))
+    assert caught.value.rule == RULE_MODEL_DRIFT
+    assert "schema.py refuses it" in str(caught.value)
+
+
+def test_corpus_validate_names_file_and_field(tmp_path: Path) -> None:
+    corpus = Path(shutil.copytree(REPO / "corpus", tmp_path / "corpus"))
+    broken = sorted((corpus / "val").glob("*.json"))[0]
+    body = json.loads(broken.read_text())
+    body["payments"][1]["amount_msat"] = -5
+    broken.write_text(json.dumps(body))
+    result = CliRunner().invoke(corpus_command, ["validate", str(corpus)])
+    assert result.exit_code == 2
+    assert f"corpus: {broken}: payments[1].amount_msat: want a whole number from 0 to" in (
+        result.output
+    )
 
 
 # ---------------------------------------------------------------------------
-# Scenario rules: each names scenario.json and the field
+# The tools' cache keys cover what they are built from
 
 
-def _no_source_channel(graph: dict[str, Any]) -> None:
-    graph["channels"] = [
-        c for c in graph["channels"] if source_id() not in (c["node1"], c["node2"])
-    ]
-
-
-def _source_channel_scid() -> str:
-    graph = example("graph-small.json")
-    return next(c["scid"] for c in graph["channels"] if source_id() in (c["node1"], c["node2"]))
-
-
-def _local_balance(scid_of: Callable[[], str], msat: int) -> Edit:
-    def edit(sc: dict[str, Any]) -> None:
-        sc["local_balances_msat"] = {scid_of(): msat}
-
-    return edit
-
-
-def _pay_to_source(sc: dict[str, Any]) -> None:
-    sc["payments"][2]["target"] = sc["source"]
-
-
-SCENARIO_CASES = [
-    pytest.param(_set(("format",), "routesim-scenario/0"), "format",
-                 'want "routesim-scenario/1"', id="format"),
-    pytest.param(_set(("name",), ""), "name", "missing scenario name", id="name"),
-    pytest.param(_set(("arena",), "chaos"), "arena", 'unknown arena "chaos"', id="arena-known"),
-    pytest.param(_set(("arena",), "drift"), "arena",
-                 'arena "drift" needs traffic.events_per_hour > 0', id="arena-drift-switch"),
-    pytest.param(_set(("arena",), "atomic_mpp"), "arena", "needs atomic_mpp: true",
-                 id="arena-atomic-switch"),
-    pytest.param(_set(("arena",), "attribution"), "arena", "needs a positive attribution rate",
-                 id="arena-attribution-switch"),
-    pytest.param(_set(("gossip", "stale_share"), 1.5), "gossip.stale_share",
-                 "must lie in [0, 1], got 1.5", id="rate-range"),
-    pytest.param(_set(("attribution", "stripped_rate"), -0.1), "attribution.stripped_rate",
-                 "must lie in [0, 1], got -0.1", id="attribution-rate-range"),
-    pytest.param(_set(("attribution",), {"stripped_rate": 0.5, "shift_before_rate": 0.4,
-                                         "shift_after_rate": 0.2}),
-                 "attribution", "rates add up to 1.1", id="attribution-sum"),
-    pytest.param(_set(("liquidity", "bimodal_scale_sat"), 0), "liquidity.bimodal_scale_sat",
-                 "must be positive, got 0", id="bimodal-scale"),
-    pytest.param(_set(("gossip", "stale_fee_rate_factor"), 0.5), "gossip.stale_fee_rate_factor",
-                 "must be at least 1, got 0.5", id="stale-factor"),
-    pytest.param(_set(("clock", "attempt_latency_s"), -1), "clock.attempt_latency_s",
-                 "must not be negative, got -1", id="clock-non-negative"),
-    pytest.param(_set(("traffic",), {"events_per_hour": 10, "median_shift_sat": 0}),
-                 "traffic.median_shift_sat", "must be positive when traffic is on",
-                 id="traffic-median"),
-    pytest.param(_set(("start_time",), "2026-01-01 00:00:00"), "start_time",
-                 "want an RFC 3339 time", id="start-time-rfc3339"),
-    pytest.param(_set(("defaults", "max_parts"), 0), "defaults.max_parts", "must be at least 1",
-                 id="defaults-max-parts"),
-    pytest.param(_set(("defaults", "cltv_limit_delta"), 40), "defaults.cltv_limit_delta",
-                 "must exceed final_cltv_delta (40), got 40", id="defaults-cltv-limit"),
-    pytest.param(_set(("source",), "02" + "0" * 10), "source", "want 66 hex characters",
-                 id="source-hex"),
-    pytest.param(_set(("payments", 3, "target"), "02" + "cd" * 32), "payments[3].target",
-                 'unknown node "02cdcd', id="target-known"),
-    pytest.param(_pay_to_source, "payments[2].target", "payment to the source itself",
-                 id="target-not-source"),
-    pytest.param(_set(("payments", 1, "amount_msat"), 0), "payments[1].amount_msat",
-                 "must be positive", id="amount-positive"),
-    pytest.param(_set(("payments", 1, "max_attempts"), -2), "payments[1].max_attempts",
-                 "must not be negative", id="payment-attempts"),
-    pytest.param(_set(("payments",), []), "payments", "scenario has no payments",
-                 id="no-payments"),
-    pytest.param(_local_balance(lambda: "700001x1x1", 1000), 'local_balances_msat["700001x1x1"]',
-                 "not a channel of the source", id="local-balance-own-channel"),
-    pytest.param(_local_balance(_source_channel_scid, 10**15),
-                 f'local_balances_msat["{_source_channel_scid()}"]', "exceeds the capacity",
-                 id="local-balance-capacity"),
-    pytest.param(_set(("payments", 0, "amount"), 5), "payments[0].amount", 'unknown field "amount"',
-                 id="unknown-field"),
-    pytest.param(_set(("seed",), 1.5), "seed", "want integer, got JSON number 1.5",
-                 id="json-type"),
-]
-
-
-@pytest.mark.parametrize(("edit", "field", "words"), SCENARIO_CASES)
-def test_scenario_rule(tmp_path: Path, edit: Edit, field: str, words: str) -> None:
-    path = write_case(tmp_path, scenario_edit=edit)
-    assert_names(load_error(path), path, field, words)
-
-
-def test_source_without_channel(tmp_path: Path) -> None:
-    path = write_case(tmp_path, graph_edit=_no_source_channel)
-    error = load_error(path)
-    assert_names(error, path, "source", "has no channel in")
-    assert str(tmp_path / "graph-small.json") in str(error)
-
-
-def test_missing_required_field(tmp_path: Path) -> None:
-    path = write_case(tmp_path, scenario_edit=lambda sc: sc.pop("start_time"))
-    assert_names(load_error(path), path, "start_time", "missing field")
-
-
-def test_sections_default_as_in_go(tmp_path: Path) -> None:
-    """Go lets a section whose zero value is valid be absent; so do the models."""
-    def strip(sc: dict[str, Any]) -> None:
-        for key in ("gossip", "clock", "traffic", "attribution", "atomic_mpp", "seed"):
-            sc.pop(key)
-
-    loaded = load_scenario(write_case(tmp_path, scenario_edit=strip))
-    assert loaded.scenario.gossip.stale_share == 0
-    assert not loaded.scenario.attribution.enabled
-
-
-def test_graph_path_is_relative_to_the_scenario(tmp_path: Path) -> None:
-    (tmp_path / "graphs").mkdir()
-    (tmp_path / "train").mkdir()
-    (tmp_path / "graphs" / "g.json").write_text((EXAMPLES / "graph-small.json").read_text())
-    body = copy.deepcopy(example("base-example.json"))
-    body["graph"] = "../graphs/g.json"
-    path = tmp_path / "train" / "s.json"
-    path.write_text(json.dumps(body))
-    assert load_scenario(path).graph_path == tmp_path / "graphs" / "g.json"
-    body["graph"] = "../graphs/none.json"
-    path.write_text(json.dumps(body))
-    error = load_error(path)
-    assert error.file == str(tmp_path / "graphs" / "none.json")
-
-
-def test_invalid_json_names_the_file(tmp_path: Path) -> None:
-    path = tmp_path / "broken.json"
-    path.write_text("{")
-    assert str(load_error(path)).startswith(f"{path}: ")
-
-
-def test_field_path_matches_go() -> None:
-    assert field_path(("payments", 3, "target")) == "payments[3].target"
-    assert field_path(("local_balances_msat", "700012x5x0")) == 'local_balances_msat["700012x5x0"]'
-    assert field_path(()) == ""
+@pytest.mark.parametrize("tool", [CANDCHECK, SCENARIOCHECK], ids=lambda t: t.name)
+def test_tool_key_covers_its_in_module_packages(tool: GoTool) -> None:
+    go_dir = go_module_dir()
+    module = "github.com/routesim-evolve/routesim"
+    out = subprocess.run(
+        [go_binary(), "list", "-deps", "-f", "{{.ImportPath}}", "./" + str(tool.main)],
+        cwd=go_dir, env=build_env(), capture_output=True, text=True, check=True,
+    ).stdout.split()
+    in_module = {Path(p.removeprefix(module + "/")) for p in out if p.startswith(module + "/")}
+    assert in_module == set(tool.packages)
 
 
 def test_scid_encoding_matches_lnd() -> None:

@@ -1,19 +1,47 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 )
 
-// FieldError is a problem with one field of one file.
+// Rules a FieldError can name. They are stable identifiers of the checks
+// (tests and tools match on them); the messages are for people.
+const (
+	RuleRead         = "read"          // the file cannot be read
+	RuleSyntax       = "syntax"        // not JSON
+	RuleUnknownField = "unknown-field" // a field the format does not have
+	RuleType         = "type"          // a value of the wrong JSON type or out of its type's range
+	RuleFormat       = "format"        // the format tag
+	RuleMissing      = "missing"       // a required value is absent or empty
+	RuleGraphFile    = "graph-file"    // the scenario's graph file cannot be read
+	RuleNodeID       = "node-id"       // not a 33-byte public key in hex
+	RuleSCID         = "scid"          // not a short channel id
+	RuleDuplicate    = "duplicate"     // a node or channel listed twice
+	RuleUnknownNode  = "unknown-node"  // a node id not in the graph
+	RuleSelfChannel  = "self-channel"  // a channel from a node to itself
+	RuleRange        = "range"         // a number outside its allowed range
+	RuleCapacity     = "capacity"      // an amount above the channel's capacity
+	RuleHTLCRange    = "htlc-range"    // htlc_max_msat below htlc_min_msat
+	RuleRateSum      = "rate-sum"      // attribution rates adding up to more than 1
+	RuleArenaUnknown = "arena-unknown" // not an arena name
+	RuleArenaOff     = "arena-off"     // the settings do not switch the arena's behaviour on
+	RuleNoChannel    = "no-channel"    // the source has no channel
+	RuleNotOwn       = "not-own"       // a per-channel setting of a channel not the source's
+	RulePolicy       = "policy"        // a sender channel without an enabled own policy
+	RuleSelfPayment  = "self-payment"  // a payment to the source itself
+)
+
+// FieldError is a problem with one field of one file: Rule names the check
+// that failed, Msg says what is wrong and what the file should hold.
 type FieldError struct {
-	File  string
-	Field string
-	Msg   string
+	File  string `json:"file"`
+	Field string `json:"field"`
+	Rule  string `json:"rule"`
+	Msg   string `json:"message"`
 }
 
 // Error formats the problem as "file: field: message".
@@ -26,26 +54,52 @@ func (e *FieldError) Error() string {
 
 // Load reads, decodes and validates a scenario file and the graph it names.
 func Load(path string) (*Scenario, error) {
+	return NewLoader().Load(path)
+}
+
+// LoadGraph reads, decodes and validates a graph file.
+func LoadGraph(path string) (*Graph, error) {
+	return NewLoader().LoadGraph(path)
+}
+
+// Loader loads scenarios, reading each graph file once: the scenarios of a
+// corpus share a few graphs, and a graph is the expensive part to check.
+// A Loader is not safe for concurrent use.
+type Loader struct {
+	graphs map[string]graphLoad
+}
+
+type graphLoad struct {
+	graph *Graph
+	err   error
+}
+
+// NewLoader returns a Loader with no graph read yet.
+func NewLoader() *Loader {
+	return &Loader{graphs: make(map[string]graphLoad)}
+}
+
+// Load reads, decodes and validates a scenario file and the graph it names.
+func (l *Loader) Load(path string) (*Scenario, error) {
 	var sc Scenario
 	if err := decodeStrict(path, &sc); err != nil {
 		return nil, err
 	}
 	sc.Path = path
 	if sc.Format != FormatScenario {
-		return nil, &FieldError{path, "format",
+		return nil, &FieldError{path, "format", RuleFormat,
 			fmt.Sprintf("want %q, got %q", FormatScenario, sc.Format)}
 	}
 	if sc.GraphFile == "" {
-		return nil, &FieldError{path, "graph", "missing graph file path"}
+		return nil, &FieldError{path, "graph", RuleMissing,
+			"missing graph file path (relative to this file)"}
 	}
-	graphPath := sc.GraphFile
-	if !filepath.IsAbs(graphPath) {
-		graphPath = filepath.Join(filepath.Dir(path), graphPath)
-	}
+	graphPath := sc.GraphPath()
 	if _, err := os.Stat(graphPath); err != nil {
-		return nil, &FieldError{path, "graph", fmt.Sprintf("cannot read graph file: %v", err)}
+		return nil, &FieldError{path, "graph", RuleGraphFile, fmt.Sprintf(
+			"cannot read graph file %s (%v): give a path relative to this file", graphPath, err)}
 	}
-	g, err := LoadGraph(graphPath)
+	g, err := l.LoadGraph(graphPath)
 	if err != nil {
 		return nil, err
 	}
@@ -56,15 +110,33 @@ func Load(path string) (*Scenario, error) {
 	return &sc, nil
 }
 
-// LoadGraph reads, decodes and validates a graph file.
-func LoadGraph(path string) (*Graph, error) {
+// GraphPath is the graph file the scenario names: relative to the scenario
+// file unless absolute.
+func (sc *Scenario) GraphPath() string {
+	if filepath.IsAbs(sc.GraphFile) {
+		return filepath.Clean(sc.GraphFile)
+	}
+	return filepath.Join(filepath.Dir(sc.Path), sc.GraphFile)
+}
+
+// LoadGraph reads, decodes and validates a graph file, once per path.
+func (l *Loader) LoadGraph(path string) (*Graph, error) {
+	if done, ok := l.graphs[path]; ok {
+		return done.graph, done.err
+	}
+	g, err := loadGraph(path)
+	l.graphs[path] = graphLoad{g, err}
+	return g, err
+}
+
+func loadGraph(path string) (*Graph, error) {
 	var g Graph
 	if err := decodeStrict(path, &g); err != nil {
 		return nil, err
 	}
 	g.Path = path
 	if g.Format != FormatGraph {
-		return nil, &FieldError{path, "format",
+		return nil, &FieldError{path, "format", RuleFormat,
 			fmt.Sprintf("want %q, got %q", FormatGraph, g.Format)}
 	}
 	if err := g.Validate(); err != nil {
@@ -73,28 +145,20 @@ func LoadGraph(path string) (*Graph, error) {
 	return &g, nil
 }
 
-// decodeStrict decodes a JSON file, refusing unknown fields, and turns the
-// decoder's errors into FieldErrors.
+// decodeStrict decodes a JSON file after checkShape has found every value
+// fitting its field, so that every decoding problem names its field.
 func decodeStrict(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return &FieldError{path, "", err.Error()}
+		return &FieldError{path, "", RuleRead, err.Error()}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		var syntaxErr *json.SyntaxError
-		switch {
-		case errors.As(err, &typeErr):
-			return &FieldError{path, typeErr.Field,
-				fmt.Sprintf("want %s, got JSON %s", typeErr.Type, typeErr.Value)}
-		case errors.As(err, &syntaxErr):
-			return &FieldError{path, "",
-				fmt.Sprintf("invalid JSON at byte %d: %v", syntaxErr.Offset, err)}
-		default:
-			return &FieldError{path, "", err.Error()}
-		}
+	if fe := checkShape(data, reflect.TypeOf(v).Elem()); fe != nil {
+		fe.File = path
+		return fe
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		// checkShape admits only what decodes; this is a bug of checkShape.
+		return &FieldError{path, "", RuleType, fmt.Sprintf("cannot decode: %v", err)}
 	}
 	return nil
 }

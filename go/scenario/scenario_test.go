@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,116 +38,163 @@ func TestSCIDRoundTrip(t *testing.T) {
 	}
 }
 
-// TestScenarioErrorsNameField breaks one rule at a time and wants an error
-// that names the file and the field.
-func TestScenarioErrorsNameField(t *testing.T) {
-	tests := []struct {
-		name   string
-		mutate func(sc map[string]any)
-		field  string
-	}{
-		{"wrong format", func(sc map[string]any) { sc["format"] = "x/2" }, "format"},
-		{"unknown field", func(sc map[string]any) { sc["colour"] = "red" }, `unknown field "colour"`},
-		{"wrong type", func(sc map[string]any) { sc["seed"] = "eleven" }, "seed"},
-		{"unknown arena", func(sc map[string]any) { sc["arena"] = "moon" }, "arena"},
-		{"arena not switched on", func(sc map[string]any) { sc["arena"] = "drift" }, "arena"},
-		{"rate above one", func(sc map[string]any) { sub(sc, "liquidity")["uniform_share"] = 1.5 }, "liquidity.uniform_share"},
-		{"rates add above one", func(sc map[string]any) {
-			sc["arena"] = "attribution"
-			a := sub(sc, "attribution")
-			a["stripped_rate"], a["shift_before_rate"], a["shift_after_rate"] = 0.5, 0.4, 0.3
-		}, "attribution"},
-		{"non-positive scale", func(sc map[string]any) { sub(sc, "liquidity")["bimodal_scale_sat"] = 0 }, "liquidity.bimodal_scale_sat"},
-		{"negative interval", func(sc map[string]any) { sub(sc, "clock")["payment_interval_s"] = -1 }, "clock.payment_interval_s"},
-		{"no parts", func(sc map[string]any) { sub(sc, "defaults")["max_parts"] = 0 }, "defaults.max_parts"},
-		{"cltv limit", func(sc map[string]any) { sub(sc, "defaults")["cltv_limit_delta"] = 10 }, "defaults.cltv_limit_delta"},
-		{"bad source", func(sc map[string]any) { sc["source"] = "zz" }, "source"},
-		{"unknown target", func(sc map[string]any) { payment(sc)["target"] = "03" + strings.Repeat("ab", 32) }, "payments[0].target"},
-		{"target is source", func(sc map[string]any) { payment(sc)["target"] = sc["source"] }, "payments[0].target"},
-		{"zero amount", func(sc map[string]any) { payment(sc)["amount_msat"] = 0 }, "payments[0].amount_msat"},
-		{"no payments", func(sc map[string]any) { sc["payments"] = []any{} }, "payments"},
-		{"missing graph", func(sc map[string]any) { sc["graph"] = "nowhere.json" }, "nowhere.json"},
-		{"local balance of a stranger channel", func(sc map[string]any) {
-			sc["local_balances_msat"] = map[string]any{"1x1x1": 5}
-		}, `local_balances_msat["1x1x1"]`},
+// invalidCase is one case of testdata/invalid.json, shared with the Python
+// tests: edits to the example scenario and graph, and the problem wanted.
+type invalidCase struct {
+	Name         string `json:"name"`
+	Scenario     []edit `json:"scenario"`
+	Graph        []edit `json:"graph"`
+	ScenarioText string `json:"scenario_text"`
+	GraphText    string `json:"graph_text"`
+	Want         struct {
+		File  string `json:"file"` // "scenario" or "graph"
+		Field string `json:"field"`
+		Rule  string `json:"rule"`
+	} `json:"want"`
+}
+
+// edit sets, deletes or copies one value of a decoded JSON document.
+type edit struct {
+	Set    []any `json:"set"`
+	Value  any   `json:"value"`
+	Delete []any `json:"delete"`
+	Copy   []any `json:"copy"`
+	To     []any `json:"to"`
+}
+
+// TestInvalidFiles breaks one rule at a time and wants the first problem
+// found to name the file, the field and the rule the case names.
+func TestInvalidFiles(t *testing.T) {
+	data, err := os.ReadFile("testdata/invalid.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			path := writeMutated(t, "base-example.json", tc.mutate, nil)
-			_, err := Load(path)
-			if err == nil {
-				t.Fatal("accepted")
+	var table struct {
+		Cases []invalidCase `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &table); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range table.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"scenario": writeEdited(t, dir, "base-example.json", tc.ScenarioText, tc.Scenario),
+				"graph":    writeEdited(t, dir, "graph-small.json", tc.GraphText, tc.Graph),
 			}
-			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.field) {
-				t.Fatalf("error %q does not name %s and %q", err, path, tc.field)
+			_, err := Load(files["scenario"])
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("want a FieldError, got %v", err)
+			}
+			if fe.File != files[tc.Want.File] || fe.Field != tc.Want.Field || fe.Rule != tc.Want.Rule {
+				t.Fatalf("got %s %q %s (%v), want %s %q %s", fe.File, fe.Field, fe.Rule, err,
+					files[tc.Want.File], tc.Want.Field, tc.Want.Rule)
+			}
+			if !strings.HasPrefix(err.Error(), fe.File+": ") || fe.Msg == "" {
+				t.Fatalf("message %q does not name the file or says nothing", err)
 			}
 		})
 	}
 }
 
-// TestGraphErrorsNameField does the same for the graph file.
-func TestGraphErrorsNameField(t *testing.T) {
-	tests := []struct {
-		name   string
-		mutate func(g map[string]any)
-		field  string
-	}{
-		{"bad node id", func(g map[string]any) { node(g, 0)["id"] = "02zz" }, "nodes[0].id"},
-		{"duplicate node", func(g map[string]any) { node(g, 1)["id"] = node(g, 0)["id"] }, "nodes[1].id"},
-		{"bad scid", func(g map[string]any) { channel(g, 0)["scid"] = "7-1-0" }, "channels[0].scid"},
-		{"duplicate scid", func(g map[string]any) { channel(g, 1)["scid"] = channel(g, 0)["scid"] }, "channels[1].scid"},
-		{"unknown end", func(g map[string]any) { channel(g, 0)["node2"] = "03" + strings.Repeat("cd", 32) }, "channels[0].node2"},
-		{"self channel", func(g map[string]any) { channel(g, 0)["node2"] = channel(g, 0)["node1"] }, "channels[0].node2"},
-		{"negative capacity", func(g map[string]any) { channel(g, 0)["capacity_sat"] = -5 }, "channels[0].capacity_sat"},
-		{"max above capacity", func(g map[string]any) {
-			sub(channel(g, 0), "policy2")["htlc_max_msat"] = 1e15
-		}, "channels[0].policy2.htlc_max_msat"},
+// TestBundledCorpusLoads loads every scenario of the bundled corpus with
+// one Loader, as scenariocheck does.
+func TestBundledCorpusLoads(t *testing.T) {
+	paths, err := filepath.Glob("../../corpus/*/*.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			path := writeMutated(t, "base-example.json", nil, tc.mutate)
-			_, err := Load(path)
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			if !strings.Contains(err.Error(), "graph-small.json") || !strings.Contains(err.Error(), tc.field) {
-				t.Fatalf("error %q does not name the graph file and %q", err, tc.field)
-			}
-		})
+	loader, n := NewLoader(), 0
+	for _, path := range paths {
+		if dir := filepath.Base(filepath.Dir(path)); dir == "graphs" {
+			continue
+		}
+		if _, err := loader.Load(path); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no scenario in ../../corpus")
 	}
 }
 
-// writeMutated copies an example scenario and its graph into a temp dir,
-// changed by the mutators, and returns the scenario's path.
-func writeMutated(t *testing.T, name string, scMut, graphMut func(map[string]any)) string {
+// writeEdited writes an example file into dir, its text replaced or its
+// JSON edited, and returns the path written.
+func writeEdited(t *testing.T, dir, name, text string, edits []edit) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []struct {
-		name string
-		mut  func(map[string]any)
-	}{{name, scMut}, {"graph-small.json", graphMut}} {
-		var doc map[string]any
-		data, err := os.ReadFile(examples + f.name)
+	out := []byte(text)
+	if text == "" {
+		var doc any
+		data, err := os.ReadFile(examples + name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
 		}
-		if f.mut != nil {
-			f.mut(doc)
+		for _, e := range edits {
+			doc = e.apply(t, doc)
 		}
-		out, _ := json.Marshal(doc)
-		if err := os.WriteFile(filepath.Join(dir, f.name), out, 0o644); err != nil {
+		if out, err = json.Marshal(doc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(dir, name)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
-func sub(m map[string]any, key string) map[string]any { return m[key].(map[string]any) }
-func payment(sc map[string]any) map[string]any        { return sc["payments"].([]any)[0].(map[string]any) }
-func node(g map[string]any, i int) map[string]any     { return g["nodes"].([]any)[i].(map[string]any) }
-func channel(g map[string]any, i int) map[string]any {
-	return g["channels"].([]any)[i].(map[string]any)
+func (e edit) apply(t *testing.T, doc any) any {
+	switch {
+	case e.Set != nil:
+		return put(t, doc, e.Set, e.Value)
+	case e.Delete != nil:
+		parent := at(t, doc, e.Delete[:len(e.Delete)-1]).(map[string]any)
+		delete(parent, e.Delete[len(e.Delete)-1].(string))
+		return doc
+	case e.Copy != nil:
+		return put(t, doc, e.To, at(t, doc, e.Copy))
+	}
+	t.Fatalf("empty edit %+v", e)
+	return nil
+}
+
+// at is the value at path (object keys and array indices).
+func at(t *testing.T, doc any, path []any) any {
+	for _, key := range path {
+		switch v := doc.(type) {
+		case map[string]any:
+			doc = v[key.(string)]
+		case []any:
+			doc = v[int(key.(float64))]
+		default:
+			t.Fatalf("no %v in %v", key, path)
+		}
+	}
+	return doc
+}
+
+// put sets the value at path, appending when the index is an array's length.
+func put(t *testing.T, doc any, path []any, value any) any {
+	if len(path) == 0 {
+		return value
+	}
+	parent, key := at(t, doc, path[:len(path)-1]), path[len(path)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		p[key.(string)] = value
+	case []any:
+		i := int(key.(float64))
+		if i == len(p) {
+			return put(t, doc, path[:len(path)-1], append(p, value))
+		}
+		p[i] = value
+	default:
+		t.Fatalf("cannot set %v", path)
+	}
+	return doc
 }

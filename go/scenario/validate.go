@@ -45,20 +45,20 @@ func ParseNodeID(s string) ([33]byte, error) {
 
 // Validate checks the graph's internal consistency.
 func (g *Graph) Validate() error {
-	errf := func(field, format string, args ...any) error {
-		return &FieldError{g.Path, field, fmt.Sprintf(format, args...)}
+	errf := func(field, rule, format string, args ...any) error {
+		return &FieldError{g.Path, field, rule, fmt.Sprintf(format, args...)}
 	}
 	if len(g.Nodes) == 0 {
-		return errf("nodes", "graph has no nodes")
+		return errf("nodes", RuleMissing, "graph has no nodes")
 	}
 	known := make(map[string]bool, len(g.Nodes))
 	for i, n := range g.Nodes {
 		field := fmt.Sprintf("nodes[%d].id", i)
 		if _, err := ParseNodeID(n.ID); err != nil {
-			return errf(field, "%v", err)
+			return errf(field, RuleNodeID, "%v", err)
 		}
 		if known[n.ID] {
-			return errf(field, "duplicate node %s", n.ID)
+			return errf(field, RuleDuplicate, "duplicate node %s: list each node once", n.ID)
 		}
 		known[n.ID] = true
 	}
@@ -67,24 +67,24 @@ func (g *Graph) Validate() error {
 		at := fmt.Sprintf("channels[%d]", i)
 		id, err := ParseSCID(c.SCID)
 		if err != nil {
-			return errf(at+".scid", "%v", err)
+			return errf(at+".scid", RuleSCID, "%v", err)
 		}
 		if seen[id] {
-			return errf(at+".scid", "duplicate channel %s", c.SCID)
+			return errf(at+".scid", RuleDuplicate, "duplicate channel %s: each short channel id names one channel", c.SCID)
 		}
 		seen[id] = true
 		for _, end := range []struct{ field, id string }{
 			{".node1", c.Node1}, {".node2", c.Node2},
 		} {
 			if !known[end.id] {
-				return errf(at+end.field, "unknown node %q", end.id)
+				return errf(at+end.field, RuleUnknownNode, "unknown node %q: list it in nodes", end.id)
 			}
 		}
 		if c.Node1 == c.Node2 {
-			return errf(at+".node2", "channel connects %s to itself", c.Node1)
+			return errf(at+".node2", RuleSelfChannel, "channel connects %s to itself", c.Node1)
 		}
 		if c.CapacitySat <= 0 {
-			return errf(at+".capacity_sat", "capacity must be positive, got %d", c.CapacitySat)
+			return errf(at+".capacity_sat", RuleRange, "capacity must be positive, got %d", c.CapacitySat)
 		}
 		for _, p := range []struct {
 			field string
@@ -95,11 +95,11 @@ func (g *Graph) Validate() error {
 			}
 			capMsat := uint64(c.CapacitySat) * 1000
 			if p.pol.HtlcMaxMsat != nil && *p.pol.HtlcMaxMsat > capMsat {
-				return errf(at+p.field+".htlc_max_msat",
+				return errf(at+p.field+".htlc_max_msat", RuleCapacity,
 					"%d exceeds the capacity (%d msat)", *p.pol.HtlcMaxMsat, capMsat)
 			}
 			if p.pol.HtlcMaxMsat != nil && *p.pol.HtlcMaxMsat < p.pol.HtlcMinMsat {
-				return errf(at+p.field+".htlc_max_msat",
+				return errf(at+p.field+".htlc_max_msat", RuleHTLCRange,
 					"%d is below htlc_min_msat %d", *p.pol.HtlcMaxMsat, p.pol.HtlcMinMsat)
 			}
 		}
@@ -109,11 +109,11 @@ func (g *Graph) Validate() error {
 
 // Validate checks the scenario against itself and its graph.
 func (sc *Scenario) Validate() error {
-	errf := func(field, format string, args ...any) error {
-		return &FieldError{sc.Path, field, fmt.Sprintf(format, args...)}
+	errf := func(field, rule, format string, args ...any) error {
+		return &FieldError{sc.Path, field, rule, fmt.Sprintf(format, args...)}
 	}
 	if sc.Name == "" {
-		return errf("name", "missing scenario name")
+		return errf("name", RuleMissing, "missing scenario name")
 	}
 	if err := sc.validateArena(); err != nil {
 		return err
@@ -130,18 +130,18 @@ func (sc *Scenario) Validate() error {
 	}
 	for _, r := range rates {
 		if r.v < 0 || r.v > 1 {
-			return errf(r.field, "must lie in [0, 1], got %v", r.v)
+			return errf(r.field, RuleRange, "must lie in [0, 1], got %v", r.v)
 		}
 	}
 	a := sc.Attribution
 	if sum := a.StrippedRate + a.ShiftBeforeRate + a.ShiftAfterRate; sum > 1 {
-		return errf("attribution", "rates add up to %v, more than 1", sum)
+		return errf("attribution", RuleRateSum, "rates add up to %v, more than 1", sum)
 	}
 	if sc.Liquidity.BimodalScaleSat <= 0 {
-		return errf("liquidity.bimodal_scale_sat", "must be positive, got %v", sc.Liquidity.BimodalScaleSat)
+		return errf("liquidity.bimodal_scale_sat", RuleRange, "must be positive, got %v", sc.Liquidity.BimodalScaleSat)
 	}
 	if sc.Gossip.StaleShare > 0 && sc.Gossip.StaleFeeRateFactor < 1 {
-		return errf("gossip.stale_fee_rate_factor", "must be at least 1, got %v", sc.Gossip.StaleFeeRateFactor)
+		return errf("gossip.stale_fee_rate_factor", RuleRange, "must be at least 1 when stale_share > 0, got %v", sc.Gossip.StaleFeeRateFactor)
 	}
 	nonNegative := []struct {
 		field string
@@ -154,14 +154,14 @@ func (sc *Scenario) Validate() error {
 	}
 	for _, r := range nonNegative {
 		if r.v < 0 {
-			return errf(r.field, "must not be negative, got %v", r.v)
+			return errf(r.field, RuleRange, "must not be negative, got %v", r.v)
 		}
 	}
 	if sc.Traffic.EventsPerHour > 0 && sc.Traffic.MedianShiftSat <= 0 {
-		return errf("traffic.median_shift_sat", "must be positive when traffic is on, got %v", sc.Traffic.MedianShiftSat)
+		return errf("traffic.median_shift_sat", RuleRange, "must be positive when traffic is on, got %v", sc.Traffic.MedianShiftSat)
 	}
 	if sc.StartTime.IsZero() {
-		return errf("start_time", "missing start time (RFC 3339)")
+		return errf("start_time", RuleMissing, "missing start time (RFC 3339, e.g. \"2026-01-01T00:00:00Z\")")
 	}
 	if err := sc.validateDefaults(); err != nil {
 		return err
@@ -182,7 +182,7 @@ func (sc *Scenario) validateArena() error {
 	enabled, ok := on[sc.Arena]
 	switch {
 	case !ok:
-		return &FieldError{sc.Path, "arena", fmt.Sprintf(
+		return &FieldError{sc.Path, "arena", RuleArenaUnknown, fmt.Sprintf(
 			"unknown arena %q (want base, drift, atomic_mpp or attribution)", sc.Arena)}
 	case !enabled:
 		what := map[string]string{
@@ -190,7 +190,7 @@ func (sc *Scenario) validateArena() error {
 			ArenaAtomicMPP:   "atomic_mpp: true",
 			ArenaAttribution: "a positive attribution rate",
 		}[sc.Arena]
-		return &FieldError{sc.Path, "arena", fmt.Sprintf(
+		return &FieldError{sc.Path, "arena", RuleArenaOff, fmt.Sprintf(
 			"arena %q needs %s", sc.Arena, what)}
 	}
 	return nil
@@ -200,13 +200,13 @@ func (sc *Scenario) validateDefaults() error {
 	d := sc.Defaults
 	switch {
 	case d.MaxParts < 1:
-		return &FieldError{sc.Path, "defaults.max_parts", "must be at least 1"}
+		return &FieldError{sc.Path, "defaults.max_parts", RuleRange, "must be at least 1"}
 	case d.MaxAttempts < 1:
-		return &FieldError{sc.Path, "defaults.max_attempts", "must be at least 1"}
+		return &FieldError{sc.Path, "defaults.max_attempts", RuleRange, "must be at least 1"}
 	case d.FinalCLTVDelta < 1:
-		return &FieldError{sc.Path, "defaults.final_cltv_delta", "must be at least 1"}
+		return &FieldError{sc.Path, "defaults.final_cltv_delta", RuleRange, "must be at least 1"}
 	case d.CltvLimitDelta <= uint32(d.FinalCLTVDelta):
-		return &FieldError{sc.Path, "defaults.cltv_limit_delta", fmt.Sprintf(
+		return &FieldError{sc.Path, "defaults.cltv_limit_delta", RuleRange, fmt.Sprintf(
 			"must exceed final_cltv_delta (%d), got %d", d.FinalCLTVDelta, d.CltvLimitDelta)}
 	}
 	return nil
@@ -214,7 +214,7 @@ func (sc *Scenario) validateDefaults() error {
 
 func (sc *Scenario) validateSource() error {
 	if _, err := ParseNodeID(sc.Source); err != nil {
-		return &FieldError{sc.Path, "source", err.Error()}
+		return &FieldError{sc.Path, "source", RuleNodeID, err.Error()}
 	}
 	local := make(map[string]int64)
 	for _, c := range sc.Graph.Channels {
@@ -223,17 +223,17 @@ func (sc *Scenario) validateSource() error {
 		}
 	}
 	if len(local) == 0 {
-		return &FieldError{sc.Path, "source", fmt.Sprintf(
-			"node %s has no channel in %s", sc.Source, sc.Graph.Path)}
+		return &FieldError{sc.Path, "source", RuleNoChannel, fmt.Sprintf(
+			"node %s has no channel in %s: the sender needs one", sc.Source, sc.Graph.Path)}
 	}
 	for scid, bal := range sc.Local {
 		field := fmt.Sprintf("local_balances_msat[%q]", scid)
 		capSat, ok := local[scid]
 		if !ok {
-			return &FieldError{sc.Path, field, "not a channel of the source"}
+			return &FieldError{sc.Path, field, RuleNotOwn, "not a channel of the source"}
 		}
 		if bal > uint64(capSat)*1000 {
-			return &FieldError{sc.Path, field, fmt.Sprintf(
+			return &FieldError{sc.Path, field, RuleCapacity, fmt.Sprintf(
 				"%d msat exceeds the capacity %d sat", bal, capSat)}
 		}
 	}
@@ -250,14 +250,14 @@ func (sc *Scenario) validateSenderPolicies(local map[string]int64) error {
 		capSat, ok := local[scid]
 		switch {
 		case !ok:
-			return &FieldError{sc.Path, field, "not a channel of the source"}
+			return &FieldError{sc.Path, field, RuleNotOwn, "not a channel of the source"}
 		case p.Disabled:
-			return &FieldError{sc.Path, field + ".disabled", "the sender's own policy must be enabled"}
+			return &FieldError{sc.Path, field + ".disabled", RulePolicy, "the sender's own policy must be enabled"}
 		case p.HtlcMaxMsat != nil && *p.HtlcMaxMsat > uint64(capSat)*1000:
-			return &FieldError{sc.Path, field + ".htlc_max_msat", fmt.Sprintf(
+			return &FieldError{sc.Path, field + ".htlc_max_msat", RuleCapacity, fmt.Sprintf(
 				"%d msat exceeds the capacity %d sat", *p.HtlcMaxMsat, capSat)}
 		case p.HtlcMaxMsat != nil && *p.HtlcMaxMsat < p.HtlcMinMsat:
-			return &FieldError{sc.Path, field + ".htlc_max_msat", fmt.Sprintf(
+			return &FieldError{sc.Path, field + ".htlc_max_msat", RuleHTLCRange, fmt.Sprintf(
 				"%d is below htlc_min_msat %d", *p.HtlcMaxMsat, p.HtlcMinMsat)}
 		}
 	}
@@ -269,7 +269,7 @@ func (sc *Scenario) validateSenderPolicies(local map[string]int64) error {
 			continue
 		}
 		if _, set := sc.SenderPolicies[c.SCID]; !set && (own == nil || own.Disabled) {
-			return &FieldError{sc.Path, fmt.Sprintf("sender_policies[%q]", c.SCID),
+			return &FieldError{sc.Path, fmt.Sprintf("sender_policies[%q]", c.SCID), RulePolicy,
 				"the sender's channel has no enabled policy in the graph, so the scenario must " +
 					"give one (the generator writes lnd's defaults)"}
 		}
@@ -290,7 +290,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (sc *Scenario) validatePayments() error {
 	if len(sc.Payments) == 0 {
-		return &FieldError{sc.Path, "payments", "scenario has no payments"}
+		return &FieldError{sc.Path, "payments", RuleMissing, "scenario has no payments"}
 	}
 	known := make(map[string]bool, len(sc.Graph.Nodes))
 	for _, n := range sc.Graph.Nodes {
@@ -300,13 +300,13 @@ func (sc *Scenario) validatePayments() error {
 		at := fmt.Sprintf("payments[%d]", i)
 		switch {
 		case !known[p.Target]:
-			return &FieldError{sc.Path, at + ".target", fmt.Sprintf("unknown node %q", p.Target)}
+			return &FieldError{sc.Path, at + ".target", RuleUnknownNode, fmt.Sprintf("unknown node %q: not in the graph", p.Target)}
 		case p.Target == sc.Source:
-			return &FieldError{sc.Path, at + ".target", "payment to the source itself"}
+			return &FieldError{sc.Path, at + ".target", RuleSelfPayment, "payment to the source itself"}
 		case p.AmountMsat == 0:
-			return &FieldError{sc.Path, at + ".amount_msat", "must be positive"}
+			return &FieldError{sc.Path, at + ".amount_msat", RuleRange, "must be positive"}
 		case p.MaxAttempts < 0:
-			return &FieldError{sc.Path, at + ".max_attempts", "must not be negative"}
+			return &FieldError{sc.Path, at + ".max_attempts", RuleRange, "must not be negative (0 takes defaults.max_attempts)"}
 		}
 	}
 	return nil

@@ -8,7 +8,6 @@ per source hash into the cache folder.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import tempfile
 from pathlib import Path
@@ -16,16 +15,13 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from routesim_evolve.build.fsutil import file_lock
 from routesim_evolve.build.gomodule import (
     CANDIDATE_SLOT,
     GoToolchainError,
-    build_env,
     cache_root,
-    go_binary,
     go_module_dir,
-    go_version,
 )
+from routesim_evolve.build.tools import GoTool, tool_binary
 
 #: The allow-list file, relative to the Go module.
 ALLOWLIST_FILE = Path("cmd/candcheck/allowlist.json")
@@ -92,35 +88,13 @@ def load_allowlist(go_dir: Path | None = None) -> AllowList:
     return AllowList.model_validate_json(path.read_bytes())
 
 
-def _candcheck_key(go_dir: Path) -> str:
-    """Hash of candcheck's sources, its allow-list and the toolchain."""
-    digest = hashlib.sha256(go_version().encode())
-    pkg = go_dir / CANDCHECK_PACKAGE
-    for path in sorted(pkg.iterdir()):
-        if path.suffix in {".go", ".json"} and not path.name.endswith("_test.go"):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:24]
+#: candcheck, a tool of the module without in-module imports.
+CANDCHECK = GoTool(name="candcheck", main=CANDCHECK_PACKAGE, packages=(CANDCHECK_PACKAGE,))
 
 
 def candcheck_binary(go_dir: Path | None = None, root: Path | None = None) -> Path:
     """candcheck, built on first use and kept in the cache folder."""
-    go_dir = go_dir or go_module_dir()
-    root = root or cache_root()
-    binary = root / "tools" / f"candcheck-{_candcheck_key(go_dir)}"
-    if binary.is_file():
-        return binary
-    with file_lock(root / "locks" / f"{binary.name}.lock"):
-        if binary.is_file():
-            return binary
-        tmp = binary.with_name(f".{binary.name}.tmp")
-        cmd = [go_binary(), "build", "-trimpath", "-o", str(tmp), "./" + str(CANDCHECK_PACKAGE)]
-        proc = subprocess.run(
-            cmd, cwd=go_dir, env=build_env(), capture_output=True, text=True, timeout=600
-        )
-        if proc.returncode != 0:
-            raise GoToolchainError(f"building candcheck failed:\n{proc.stderr}")
-        tmp.replace(binary)
-    return binary
+    return tool_binary(CANDCHECK, go_dir, root)
 
 
 def check_source(

@@ -19,6 +19,7 @@ import click
 from click.core import ParameterSource
 from pydantic import ValidationError
 
+from routesim_evolve.build.gomodule import GoToolchainError
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.generate import GenerationError, generate_corpus
 from routesim_evolve.corpus.load import CorpusError, load_corpus
@@ -301,12 +302,15 @@ def generate_command(ctx: click.Context, **params: Any) -> None:
 @corpus_command.command(name="validate")
 @click.argument("corpus_dir", type=click.Path(exists=True, file_okay=False))
 def validate_command(corpus_dir: str) -> None:
-    """Load every file of a corpus as the evaluator will; exit 2 naming the file and
-    field of the first problem."""
+    """Load every file of a corpus as the evaluator will, checked by the simulator's
+    own reader; exit 2 naming the file and field of the first problem."""
     try:
         corpus = load_corpus(corpus_dir)
     except CorpusError as exc:
         click.echo(f"corpus: {exc}", err=True)
+        sys.exit(2)
+    except GoToolchainError as exc:
+        click.echo(f"corpus: cannot check the files with the Go reader: {exc}", err=True)
         sys.exit(2)
     for split, scenarios in corpus.splits.items():
         counts = Counter(s.arena for s in scenarios)

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.corpus.graphtools import Reach, degrees, graph_stats
 from routesim_evolve.corpus.importers import import_graph_file
-from routesim_evolve.corpus.load import GRAPHS_DIR
+from routesim_evolve.corpus.load import GRAPHS_DIR, CorpusError, load_scenarios
 from routesim_evolve.corpus.manifest import (
     MANIFEST_FILE,
     GeneratorStamp,
@@ -57,7 +57,6 @@ from routesim_evolve.corpus.schema import (
     Scenario,
     Split,
     Traffic,
-    graph_context,
 )
 from routesim_evolve.corpus.settings import (
     ArenaSettings,
@@ -393,8 +392,9 @@ def generate_corpus(
     for plan in plan_scenarios(settings):
         built = graphs[plan.graph_index]
         scenario = build_scenario(plan, settings, built, reaches[plan.graph_index])
-        _write_scenario(out, plan, scenario, built)
+        (out / plan.file).write_text(scenario_json(scenario))
         scenarios[plan.split].append((plan, scenario))
+    _check_written(out, [plan for split in SPLITS for plan, _ in scenarios[split]])
     manifest = Manifest(
         generator=GeneratorStamp(
             module=GENERATOR_MODULE, version=GENERATOR_VERSION, command=command
@@ -433,11 +433,13 @@ def _write_graph(out: Path, built: BuiltGraph) -> GraphEntry:
     )
 
 
-def _write_scenario(out: Path, plan: ScenarioPlan, scenario: Scenario, built: BuiltGraph) -> None:
-    text = scenario_json(scenario)
-    # Validate the very text written, against its graph, as a reader will.
-    Scenario.model_validate_json(text, context=graph_context(built.graph, built.file))
-    (out / plan.file).write_text(text)
+def _check_written(out: Path, plans: list[ScenarioPlan]) -> None:
+    """Have the Go reader check the very files written, as the simulator will
+    read them: a refusal is a generator bug, said so."""
+    try:
+        load_scenarios([out / plan.file for plan in plans])
+    except CorpusError as exc:
+        raise GenerationError(f"the generator wrote an invalid file (a bug): {exc}") from exc
 
 
 def _split_entry(

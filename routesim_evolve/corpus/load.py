@@ -1,12 +1,16 @@
 """Load scenario files, graph files and whole corpora, with errors that name the
-file and the field as the Go reader does:
+file, the field and what to do, in the words of the Go reader:
 
-    corpus/train/x.json: payments[3].target: unknown node "02ab…"
+    corpus/train/x.json: payments[3].target: unknown node "02ab…": not in the graph
+
+Validity is decided by the Go reader alone (check.py runs it); this module then
+parses the accepted files with the models of schema.py, for Python to read.
 
 A corpus directory holds `train/`, `val/` and `test/` (scenario files), `graphs/`
 (the graph files the scenarios name by relative path) and `manifest.json`.
-Graphs are cached once per process by resolved path: a corpus has a few graphs
-and many scenarios, and validating a large graph is the expensive part.
+Parsed graphs are cached once per process by path and file version: a corpus
+has a few graphs and many scenarios, and parsing a large graph is the
+expensive part.
 """
 
 from __future__ import annotations
@@ -15,34 +19,31 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from routesim_evolve.corpus.check import FileVerdict, check_files
 from routesim_evolve.corpus.manifest import MANIFEST_FILE, Manifest
-from routesim_evolve.corpus.schema import (
-    RULE_ERROR_TYPE,
-    SPLITS,
-    Arena,
-    Graph,
-    Scenario,
-    Split,
-    graph_context,
-    quote,
-)
+from routesim_evolve.corpus.schema import SPLITS, Arena, Graph, Scenario, Split
 
 GRAPHS_DIR: Final = "graphs"
+
+#: The rule of a file Go accepts and a model of schema.py refuses (a bug).
+RULE_MODEL_DRIFT: Final = "model-drift"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class CorpusError(Exception):
-    """A file of the corpus is malformed; the message names the file and field."""
+    """A file of the corpus is malformed; the message names the file and field.
+    `rule` is the rule broken (go/scenario's Rule* ids)."""
 
-    def __init__(self, file: str, field: str, message: str) -> None:
+    def __init__(self, file: str, field: str, message: str, rule: str = "") -> None:
         self.file = file
         self.field = field
         self.message = message
+        self.rule = rule
         super().__init__(f"{file}: {field}: {message}" if field else f"{file}: {message}")
 
 
@@ -76,13 +77,12 @@ class Corpus(BaseModel):
 
 
 # ---------------------------------------------------------------------------
-# Error paths
+# Errors
 
 
 def field_path(loc: Sequence[int | str]) -> str:
-    """Write a pydantic error location the way the Go reader names fields:
-    ("payments", 3, "target") -> "payments[3].target"; map keys that are no
-    identifiers (scids) -> 'local_balances_msat["700012x5x0"]'."""
+    """A pydantic error location as Go names fields: ("payments", 3, "target")
+    -> "payments[3].target"; map keys that are no identifiers -> '…["700012x5x0"]'."""
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -90,85 +90,80 @@ def field_path(loc: Sequence[int | str]) -> str:
         elif _IDENTIFIER.fullmatch(part):
             out += f".{part}" if out else part
         else:
-            out += f"[{quote(part)}]"
+            out += f'["{part}"]'
     return out
 
 
-def _join_fields(base: str, sub: str) -> str:
-    if not base:
-        return sub
-    if not sub:
-        return base
-    return base + sub if sub.startswith("[") else f"{base}.{sub}"
-
-
-_JSON_TYPE_NAMES: Final = {
-    "int": "integer", "float": "number", "string": "string", "bool": "boolean",
-    "list": "array", "dict": "object", "model": "object", "datetime": "RFC 3339 time",
-}
-
-
-def _describe(error: Any) -> str:
-    """Say what is wrong in the Go reader's words where pydantic's differ."""
-    kind: str = error["type"]
-    if kind == "extra_forbidden":
-        return f"unknown field {quote(str(error['loc'][-1]))}"
-    if kind == "missing":
-        return "missing field"
-    base = kind.removesuffix("_type").removesuffix("_parsing")
-    if base in _JSON_TYPE_NAMES and base != kind:
-        return f"want {_JSON_TYPE_NAMES[base]}, got JSON {_json_kind(error.get('input'))}"
-    return str(error["msg"])
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, bool):
-        return f"bool {str(value).lower()}"
-    if isinstance(value, int | float):
-        return f"number {value}"
-    if isinstance(value, str):
-        return f"string {quote(value)}"
-    if value is None:
-        return "null"
-    return "array" if isinstance(value, list) else "object"
-
-
-def corpus_error(file: str, exc: ValidationError) -> CorpusError:
-    """Turn the first pydantic error into a CorpusError naming file and field."""
+def _model_error(file: str, exc: ValidationError) -> CorpusError:
+    """A pydantic error on a file: for a manifest, the user's; for a file Go
+    accepted, a disagreement between the models and the format."""
     first = exc.errors(include_url=False)[0]
-    field = field_path(first["loc"])
-    if first["type"] == RULE_ERROR_TYPE:
-        field = _join_fields(field, first.get("ctx", {}).get("field", ""))
-    return CorpusError(file, field, _describe(first))
+    return CorpusError(file, field_path(first["loc"]), str(first["msg"]))
+
+
+def _raise_first(verdicts: Iterable[FileVerdict]) -> None:
+    for verdict in verdicts:
+        if verdict.error is not None:
+            e = verdict.error
+            raise CorpusError(e.file, e.field, e.message, e.rule)
 
 
 # ---------------------------------------------------------------------------
 # Files
 
-_graph_cache: dict[Path, Graph] = {}
+_Model = TypeVar("_Model", Graph, Scenario)
+_graph_cache: dict[tuple[Path, int, int], Graph] = {}
 
 
 def _read(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise CorpusError(path, "", exc.strerror or str(exc)) from exc
+        raise CorpusError(path, "", exc.strerror or str(exc), "read") from exc
 
 
-def load_graph(path: str | os.PathLike[str]) -> Graph:
-    """Load and validate a graph file (cached per process by resolved path)."""
-    shown = os.fspath(path)
-    key = Path(shown).resolve()
+def _parse_accepted(model: type[_Model], path: str) -> _Model:
+    """Parse a file Go accepted; a refusal here is a bug of schema.py."""
+    try:
+        return model.model_validate_json(_read(path))
+    except ValidationError as exc:
+        error = _model_error(path, exc)
+        raise CorpusError(
+            error.file, error.field,
+            f"the Go reader accepts this file but routesim_evolve/corpus/schema.py refuses it "
+            f"({error.message}): the models disagree with docs/scenario-format.md, a bug to "
+            "report",
+            RULE_MODEL_DRIFT,
+        ) from None
+
+
+def _graph_key(path: str) -> tuple[Path, int, int]:
+    stat = os.stat(path)
+    return Path(path).resolve(), stat.st_mtime_ns, stat.st_size
+
+
+def _accepted_graph(path: str) -> Graph:
+    """The parsed graph of a file Go accepted (cached by path and version)."""
+    key = _graph_key(path)
     if key not in _graph_cache:
-        try:
-            _graph_cache[key] = Graph.model_validate_json(_read(shown))
-        except ValidationError as exc:
-            raise corpus_error(shown, exc) from None
+        _graph_cache[key] = _parse_accepted(Graph, path)
     return _graph_cache[key]
 
 
+def load_graph(path: str | os.PathLike[str]) -> Graph:
+    """Load and validate a graph file."""
+    shown = os.fspath(path)
+    try:
+        key = _graph_key(shown)
+    except OSError as exc:
+        raise CorpusError(shown, "", exc.strerror or str(exc), "read") from exc
+    if key not in _graph_cache:
+        _raise_first(check_files([shown], graphs=True))
+    return _accepted_graph(shown)
+
+
 def clear_graph_cache() -> None:
-    """Forget the loaded graphs (for tests that rewrite a graph file in place)."""
+    """Forget the parsed graphs."""
     _graph_cache.clear()
 
 
@@ -180,26 +175,27 @@ def graph_path_of(scenario_path: str | os.PathLike[str], graph: str) -> str:
     return os.path.normpath(os.path.join(os.path.dirname(os.fspath(scenario_path)), graph))
 
 
+def load_scenarios(paths: Sequence[str | os.PathLike[str]]) -> list[LoadedScenario]:
+    """Load scenario files and their graphs: validated by Go in one run,
+    then parsed. Raises CorpusError for the first invalid file."""
+    if not paths:
+        return []
+    verdicts = check_files(paths)
+    _raise_first(verdicts)
+    return [
+        LoadedScenario(
+            path=Path(v.file),
+            graph_path=Path(v.graph),
+            scenario=_parse_accepted(Scenario, v.file),
+            graph=_accepted_graph(v.graph),
+        )
+        for v in verdicts
+    ]
+
+
 def load_scenario(path: str | os.PathLike[str]) -> LoadedScenario:
-    """Load a scenario file and its graph, checking the scenario against it."""
-    shown = os.fspath(path)
-    data = _read(shown)
-    # First on its own (as Go decodes the file before it opens the graph), to
-    # find the graph; then again with the graph, for the rules that need it.
-    alone = _validate_scenario(shown, data, context=None)
-    graph_shown = graph_path_of(shown, alone.graph)
-    graph = load_graph(graph_shown)
-    scenario = _validate_scenario(shown, data, context=graph_context(graph, graph_shown))
-    return LoadedScenario(
-        path=Path(shown), graph_path=Path(graph_shown), scenario=scenario, graph=graph
-    )
-
-
-def _validate_scenario(shown: str, data: bytes, context: dict[str, Any] | None) -> Scenario:
-    try:
-        return Scenario.model_validate_json(data, context=context)
-    except ValidationError as exc:
-        raise corpus_error(shown, exc) from None
+    """Load a scenario file and its graph."""
+    return load_scenarios([path])[0]
 
 
 # ---------------------------------------------------------------------------
@@ -221,7 +217,7 @@ def load_split(
 ) -> list[LoadedScenario]:
     """Load the scenarios of one split (optionally only some arenas), in name order."""
     wanted = set(arenas) if arenas is not None else None
-    loaded = [load_scenario(p) for p in scenario_files(corpus_dir, split)]
+    loaded = load_scenarios(scenario_files(corpus_dir, split))
     return [s for s in loaded if wanted is None or s.arena in wanted]
 
 
@@ -231,7 +227,7 @@ def load_manifest(corpus_dir: str | os.PathLike[str]) -> Manifest:
     try:
         return Manifest.model_validate_json(_read(shown))
     except ValidationError as exc:
-        raise corpus_error(shown, exc) from None
+        raise _model_error(shown, exc) from None
 
 
 def load_corpus(corpus_dir: str | os.PathLike[str]) -> Corpus:

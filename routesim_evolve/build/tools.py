@@ -1,0 +1,67 @@
+"""Small trusted Go tools of the module (candcheck, scenariocheck), built on
+first use and kept in the cache folder under a key of their sources.
+
+A tool's key hashes `go version` and the non-test .go and .json files of the
+packages it is built from (its own and the in-module packages it imports),
+so that editing any of them builds the tool again and nothing else does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from routesim_evolve.build.fsutil import file_lock
+from routesim_evolve.build.gomodule import (
+    GoToolchainError,
+    build_env,
+    cache_root,
+    go_binary,
+    go_module_dir,
+    go_version,
+)
+
+
+class GoTool(BaseModel):
+    """A command of the module: `main` is its package; `packages` are every
+    in-module package it is built from (main included), relative to the module."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    main: Path
+    packages: tuple[Path, ...]
+
+
+def tool_key(tool: GoTool, go_dir: Path) -> str:
+    """Hash of the tool's sources and the toolchain."""
+    digest = hashlib.sha256(go_version().encode())
+    for pkg in sorted(tool.packages):
+        for path in sorted((go_dir / pkg).iterdir()):
+            if path.suffix in {".go", ".json"} and not path.name.endswith("_test.go"):
+                digest.update(f"{pkg}/{path.name}".encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = None) -> Path:
+    """The tool's binary, built on first use and kept in the cache folder."""
+    go_dir = go_dir or go_module_dir()
+    root = root or cache_root()
+    binary = root / "tools" / f"{tool.name}-{tool_key(tool, go_dir)}"
+    if binary.is_file():
+        return binary
+    with file_lock(root / "locks" / f"{binary.name}.lock"):
+        if binary.is_file():
+            return binary
+        tmp = binary.with_name(f".{binary.name}.tmp")
+        cmd = [go_binary(), "build", "-trimpath", "-o", str(tmp), "./" + str(tool.main)]
+        proc = subprocess.run(
+            cmd, cwd=go_dir, env=build_env(), capture_output=True, text=True, timeout=600
+        )
+        if proc.returncode != 0:
+            raise GoToolchainError(f"building {tool.name} failed:\n{proc.stderr}")
+        tmp.replace(binary)
+    return binary
