@@ -100,7 +100,9 @@ class AnthropicBackend(APIBackend):
             "model": self.model,
             "max_tokens": self._max_tokens,
             "system": [{"type": "text", "text": prompt.static, "cache_control": cache}],
-            "messages": _messages(prompt),
+            # The API rejects empty text blocks, and an empty reply is a
+            # likely reason for a follow-up.
+            "messages": prompt.conversation(empty_reply="(empty reply)"),
             # Streaming: the longest wait between two chunks.
             "timeout": self.options.idle_timeout,
         }
@@ -150,16 +152,6 @@ def _usage(usage: Any) -> Usage:
         cache_write_1h_tokens=write_1h,
         cache_read_tokens=usage.cache_read_input_tokens or 0,
     )
-
-
-def _messages(prompt: PromptParts) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt.dynamic}]
-    for turn in prompt.follow_ups:
-        # The API rejects empty text blocks, and an empty reply is a likely
-        # reason for a follow-up.
-        messages.append({"role": "assistant", "content": turn.reply.strip() or "(empty reply)"})
-        messages.append({"role": "user", "content": turn.request})
-    return messages
 
 
 def _retry_after(err: anthropic.APIStatusError) -> float | None:

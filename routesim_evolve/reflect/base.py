@@ -49,6 +49,18 @@ class PromptParts(BaseModel):
             update={"follow_ups": (*self.follow_ups, FollowUp(reply=reply, request=request))}
         )
 
+    def conversation(self, *, empty_reply: str | None = None) -> list[dict[str, str]]:
+        """The turns after the static part, as chat messages: this
+        iteration's request, then each follow-up (the model's reply, our next
+        request). With `empty_reply`, a blank reply is sent as that text
+        (for APIs that reject empty turns)."""
+        turns = [{"role": "user", "content": self.dynamic}]
+        for turn in self.follow_ups:
+            reply = turn.reply if empty_reply is None else turn.reply.strip() or empty_reply
+            turns.append({"role": "assistant", "content": reply})
+            turns.append({"role": "user", "content": turn.request})
+        return turns
+
     def flat(self) -> str:
         """The whole conversation as one text, for tools that take a single
         prompt (the agent CLIs). The static part still comes first."""

@@ -523,10 +523,9 @@ class CodexCLIBackend(AgentCLIBackend):
 
     def is_progress(self, line: str) -> bool:
         # A reconnect notice is an `error` event: waiting, not working.
-        for event in json_lines(line):
-            kind = str(event.get("type", ""))
-            return kind.startswith(("item.", "turn.", "thread."))
-        return False
+        events = json_lines(line)
+        return bool(events) and str(events[0].get("type", "")).startswith(
+            ("item.", "turn.", "thread."))
 
     def reply(self, run: CLIRun, out_dir: Path) -> Completion:
         events = json_lines(run.stdout)
@@ -556,10 +555,7 @@ def _codex_usage(events: Sequence[Mapping[str, Any]]) -> Usage:
         if event.get("type") != "turn.completed":
             continue
         usage = event.get("usage") or {}
-        cached = int(usage.get("cached_input_tokens") or 0)
-        total += Usage(
-            input_tokens=max(0, int(usage.get("input_tokens") or 0) - cached),
-            output_tokens=int(usage.get("output_tokens") or 0),
-            cache_read_tokens=cached,
-        )
+        total += Usage.with_cached_input(usage.get("input_tokens"),
+                                         usage.get("cached_input_tokens"),
+                                         usage.get("output_tokens"))
     return total

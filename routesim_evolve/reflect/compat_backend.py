@@ -66,7 +66,8 @@ class CompatibleBackend(APIBackend):
         """The `chat.completions.create` arguments for `prompt`."""
         return {
             "model": self.model,
-            "messages": _messages(prompt),
+            # "system", not "developer": most compatible servers know only the former.
+            "messages": [{"role": "system", "content": prompt.static}, *prompt.conversation()],
             "max_tokens": self.options.max_output_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
@@ -96,21 +97,5 @@ class CompatibleBackend(APIBackend):
 def _usage(usage: Any) -> Usage:
     """Chat Completions usage: prompt_tokens includes the cached ones."""
     details = getattr(usage, "prompt_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
-    return Usage(
-        input_tokens=max(0, (usage.prompt_tokens or 0) - cached),
-        output_tokens=usage.completion_tokens or 0,
-        cache_read_tokens=cached,
-    )
-
-
-def _messages(prompt: PromptParts) -> list[dict[str, str]]:
-    # "system", not "developer": most compatible servers know only the former.
-    messages = [
-        {"role": "system", "content": prompt.static},
-        {"role": "user", "content": prompt.dynamic},
-    ]
-    for turn in prompt.follow_ups:
-        messages.append({"role": "assistant", "content": turn.reply})
-        messages.append({"role": "user", "content": turn.request})
-    return messages
+    return Usage.with_cached_input(usage.prompt_tokens, getattr(details, "cached_tokens", 0),
+                                   usage.completion_tokens)

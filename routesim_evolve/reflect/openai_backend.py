@@ -74,7 +74,8 @@ class OpenAIBackend(APIBackend):
         """The `responses.stream` arguments for `prompt`."""
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "input": _input(prompt),
+            "input": [{"role": "developer", "content": prompt.static},
+                      *prompt.conversation()],
             "max_output_tokens": self.options.max_output_tokens,
             "prompt_cache_key": cache_key(prompt.static),
             "store": False,
@@ -110,25 +111,10 @@ def _usage(usage: Any) -> Usage:
     if usage is None:
         return Usage()
     details = getattr(usage, "input_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
-    return Usage(
-        input_tokens=max(0, (usage.input_tokens or 0) - cached),
-        output_tokens=usage.output_tokens or 0,
-        cache_read_tokens=cached,
-    )
+    return Usage.with_cached_input(usage.input_tokens, getattr(details, "cached_tokens", 0),
+                                   usage.output_tokens)
 
 
 def cache_key(static: str) -> str:
     """A stable key per static prefix, so runs with the same prompt share a cache."""
     return "routesim-" + hashlib.sha256(static.encode()).hexdigest()[:24]
-
-
-def _input(prompt: PromptParts) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = [
-        {"role": "developer", "content": prompt.static},
-        {"role": "user", "content": prompt.dynamic},
-    ]
-    for turn in prompt.follow_ups:
-        items.append({"role": "assistant", "content": turn.reply})
-        items.append({"role": "user", "content": turn.request})
-    return items

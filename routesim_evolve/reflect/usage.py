@@ -27,6 +27,16 @@ class Usage(BaseModel):
     cache_read_tokens: int = Field(default=0, ge=0)
     reported_cost_usd: float | None = Field(default=None, ge=0)
 
+    @classmethod
+    def with_cached_input(
+        cls, input_tokens: int | None, cached: int | None, output_tokens: int | None
+    ) -> Usage:
+        """From OpenAI's convention (Responses, Chat Completions, codex), where
+        the input count includes the cached tokens."""
+        cached = int(cached or 0)
+        return cls(input_tokens=max(0, int(input_tokens or 0) - cached),
+                   output_tokens=int(output_tokens or 0), cache_read_tokens=cached)
+
     def __add__(self, other: Usage) -> Usage:
         reported = (
             None
