@@ -35,6 +35,8 @@ from pathlib import Path
 argv = sys.argv[1:]
 if "--version" in argv:
     print("{tool} 0.0.0-fake"); sys.exit(0)
+if argv[1:2] == ["status"]:  # `claude auth status`, `codex login status`
+    print("Logged in using ChatGPT"); sys.exit(0)
 sys.stdin.read()
 Path("candidate_impl.go").write_text(Path({improved!r}).read_text())
 if "{tool}" == "claude":
@@ -198,21 +200,29 @@ def test_max_cost_refuses_a_model_it_cannot_price(tiny_corpus: Path, tmp_path: P
     assert re.search(r"LM cost: \$0\.01", (tmp_path / "run" / "report.md").read_text())
 
 
+def _real_codex() -> str:
+    """The real codex on PATH (npm install @openai/codex): skipped without
+    it, except in CI, where .ci/run installs it and its absence is a failure."""
+    import shutil
+
+    path = shutil.which("codex")
+    if path is None:
+        message = "the real codex CLI is not on PATH (npm install @openai/codex)"
+        if os.environ.get("CI"):
+            pytest.fail(message + "; .ci/run installs it")
+        pytest.skip(message)
+    return path
+
+
 def test_the_real_codex_cli_reaches_a_base_url_through_its_configuration(
     tmp_path: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """codex ignores OPENAI_BASE_URL; with our provider entry the real CLI
     talks to the local server. Needs the real codex (npm install @openai/codex)."""
-    import shutil
-
     from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
     from routesim_evolve.reflect.cli_backend import CodexCLIBackend
 
-    if shutil.which("codex") is None:
-        message = "the real codex CLI is not on PATH (npm install @openai/codex)"
-        if os.environ.get("CI"):
-            pytest.fail(message + "; .ci/run installs it")
-        pytest.skip(message)
+    _real_codex()
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     (tmp_path / "codex-home").mkdir()
@@ -224,3 +234,26 @@ def test_the_real_codex_cli_reaches_a_base_url_through_its_configuration(
     assert reply.text == REPLY
     assert reply.usage.output_tokens > 0
     assert len(server.posts("/responses")) == before + 1
+
+
+def test_a_signed_out_real_codex_is_refused_before_the_run_and_never_picked_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A codex installed but never signed in (a fresh CODEX_HOME, no key)
+    would reconnect until its idle timeout every iteration: preflight
+    refuses it, and the main job, given no --reflection-lm, runs offline."""
+    from routesim_evolve.reflect.cli_backend import CodexCLIBackend
+    from routesim_evolve.reflect.errors import BackendUnavailable
+    from routesim_evolve.reflect.spec import detect_default
+
+    path = _real_codex()
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    (tmp_path / "codex-home").mkdir()
+    for key in ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    with pytest.raises(BackendUnavailable, match=r"codex: not signed in .*run `codex login`"):
+        CodexCLIBackend().preflight()
+    monkeypatch.setenv("PATH", str(Path(path).parent))
+    choice = detect_default()
+    assert choice.spec.kind == "offline"
+    assert "the codex CLI at" in choice.reason and "not signed in" in choice.reason

@@ -19,17 +19,37 @@ def _main(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     )
 
 
+SIGNED_OUT_AGENT = """#!/bin/sh
+# An agent CLI installed but never signed in, as `npm install` leaves it:
+# it starts, says it is signed out, and any real use is recorded.
+[ "$1" = --version ] && {{ echo "{tool} 1.0"; exit 0; }}
+[ "$2" = status ] && {{ echo "Not logged in"; exit 1; }}
+echo "$@" >> {used}
+exit 1
+"""
+
+
 def test_main_command_on_the_bundled_corpus_offline(tmp_path: Path):
-    # No key and no agent CLI on PATH: the offline proposer, as on a new machine.
+    # No key, and agent CLIs installed but signed out (as on a new machine
+    # where `npm install` put them on PATH): the offline proposer.
     env = {k: v for k, v in os.environ.items()
-           if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")}
-    env["PATH"] = os.pathsep.join(
+           if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY",
+                        "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")}
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    used = tmp_path / "agents-used"
+    for tool in ("claude", "codex"):
+        (agents / tool).write_text(SIGNED_OUT_AGENT.format(tool=tool, used=used))
+        (agents / tool).chmod(0o755)
+    env["PATH"] = os.pathsep.join([str(agents), *(
         d for d in env.get("PATH", "").split(os.pathsep)
         if not any(Path(d, agent).exists() for agent in ("claude", "codex"))
-    )
+    )])
     run = _main("--corpus", "corpus", "--runs", str(tmp_path), "--name", "newcomer", env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "using the offline proposer" in run.stderr
+    assert f"the codex CLI at {agents / 'codex'} is not signed in" in run.stderr
+    assert not used.exists(), used.read_text()
     best = re.search(r"^Best candidate: (\S+)$", run.stdout, re.M)
     assert best and Path(REPO, best.group(1)).is_file()
     assert re.search(r"^Val score: 0\.\d{4} \(seed 0\.\d{4}\)$", run.stdout, re.M)

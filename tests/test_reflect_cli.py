@@ -12,6 +12,7 @@ scripted action and logs its argv, stdin, cwd and environment.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -517,3 +518,35 @@ def test_preflight_names_the_missing_program_and_how_to_install_it(
     backend = cls(executable=str(tmp_path / f"no-such-{cls.tool}"))
     with pytest.raises(BackendUnavailable, match=r"not on PATH; install .*npm install"):
         backend.preflight()
+
+
+def _status_script(tmp_path: Path, tool: str, signed_in: bool) -> Path:
+    """A stand-in answering `--version` and the tool's sign-in status the
+    way the real one does (claude prints JSON, codex a line; exit 1 when
+    signed out)."""
+    said = '{"loggedIn": false, "authMethod": "none"}' if tool == "claude" else "Not logged in"
+    path = tmp_path / tool
+    path.write_text(f'#!/bin/sh\n[ "$1" = --version ] && {{ echo "{tool} 1.0"; exit 0; }}\n'
+                    f'[ "$2" = status ] && {{ echo \'{said}\'; exit {0 if signed_in else 1}; }}\n'
+                    "exit 2\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
+def test_preflight_refuses_a_signed_out_agent_and_says_how_to_sign_in(
+    tmp_path: Path, cls: type[AgentCLIBackend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in (*cls.credential_env, "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    path = _status_script(tmp_path, cls.tool, signed_in=False)
+    with pytest.raises(BackendUnavailable, match=rf"not signed in \(`{cls.tool} \w+ status`: .+"
+                                                 rf"\); {re.escape(cls.login_hint)}"):
+        cls(executable=str(path)).preflight()
+    # A base URL or a key stands in for the login; a signed-in tool passes.
+    cls(executable=str(path), base_url="http://127.0.0.1:9").preflight()
+    monkeypatch.setenv(cls.credential_env[0], "sk-test")
+    cls(executable=str(path)).preflight()
+    monkeypatch.delenv(cls.credential_env[0])
+    (tmp_path / "in").mkdir()
+    cls(executable=str(_status_script(tmp_path / "in", cls.tool, signed_in=True))).preflight()

@@ -76,32 +76,55 @@ def tools(*present: str) -> Callable[[str], str | None]:
     return lambda name: f"/usr/bin/{name}" if name in present else None
 
 
+def signed_in(tool: str, path: str) -> str | None:
+    return None
+
+
+def signed_out(tool: str, path: str) -> str | None:
+    return f"not signed in (`{tool} login status`: Not logged in); run `{tool} login`"
+
+
 def test_anthropic_key_wins() -> None:
     env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
-    choice = detect_default(env, tools("claude", "codex"))
+    choice = detect_default(env, tools("claude", "codex"), signed_in)
     assert choice.spec.kind == "anthropic"
     assert "ANTHROPIC_API_KEY" in choice.reason
 
 
 def test_openai_key_next() -> None:
-    choice = detect_default({"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": ""}, tools("claude"))
+    choice = detect_default({"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": ""}, tools("claude"),
+                            signed_in)
     assert choice.spec.kind == "openai"
 
 
 def test_claude_cli_before_codex() -> None:
-    choice = detect_default({}, tools("claude", "codex"))
+    choice = detect_default({}, tools("claude", "codex"), signed_in)
     assert choice.spec == LMSpec(kind="claude")
     assert "/usr/bin/claude" in choice.reason
 
 
 def test_codex_cli_when_no_claude() -> None:
-    assert detect_default({}, tools("codex")).spec.kind == "codex"
+    assert detect_default({}, tools("codex"), signed_in).spec.kind == "codex"
+
+
+def test_a_signed_out_cli_is_passed_over_and_the_reason_says_why() -> None:
+    """Installed but signed out, an agent could only reconnect until its
+    idle timeout, every iteration: the offline proposer runs instead."""
+    choice = detect_default({}, tools("claude", "codex"), signed_out)
+    assert choice.spec.kind == "offline"
+    assert "the codex CLI at /usr/bin/codex is not signed in" in choice.reason
+    assert "run `claude login`" in choice.reason
+
+    def only_codex(tool: str, path: str) -> str | None:
+        return None if tool == "codex" else signed_out(tool, path)
+
+    assert detect_default({}, tools("claude", "codex"), only_codex).spec.kind == "codex"
 
 
 def test_offline_when_nothing_is_found() -> None:
-    choice = detect_default({}, tools())
+    choice = detect_default({}, tools(), signed_out)
     assert choice.spec.kind == "offline"
-    assert choice.reason == "no API key or agent CLI found: using the offline proposer"
+    assert choice.reason == "no API key or signed-in agent CLI found: using the offline proposer"
 
 
 def test_real_environment_and_path_via_monkeypatch(
@@ -112,8 +135,13 @@ def test_real_environment_and_path_via_monkeypatch(
     monkeypatch.setenv("PATH", str(tmp_path))
     assert detect_default().spec.kind == "offline"
     codex = tmp_path / "codex"
-    codex.write_text("#!/bin/sh\nexit 0\n")
+    # Signed out: `codex login status` exits 1, as the real one does.
+    codex.write_text('#!/bin/sh\n[ "$1 $2" = "login status" ] && { echo Not logged in; exit 1; }\n'
+                     'exit 0\n')
     codex.chmod(0o755)
+    choice = detect_default()
+    assert choice.spec.kind == "offline" and "Not logged in" in choice.reason
+    codex.write_text("#!/bin/sh\nexit 0\n")
     assert detect_default().spec.kind == "codex"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert detect_default().spec.kind == "openai"

@@ -14,6 +14,7 @@ import pytest
 from routesim_evolve.corpus.load import load_manifest, load_split
 from routesim_evolve.evolve.driver import EvolveSettings
 from routesim_evolve.evolve.rotation import (
+    MAX_FAILURES_IN_A_ROW,
     MAX_PERMANENT_FAILURES,
     ProposalsKeepFailing,
     RotatingProposer,
@@ -80,7 +81,7 @@ def test_proposers_get_typed_feedback_from_gepas_dataset():
     assert proposer.feedback == items
 
 
-def test_permanent_failures_in_a_row_stop_the_run_transient_ones_do_not():
+def test_permanent_failures_in_a_row_stop_the_run_sooner_than_transient_ones():
     refused = ProposalFailed("HTTP 401: invalid x-api-key", permanent=True)
     d = RotatingProposer([Fixed("a", fail=refused)])
     for _ in range(MAX_PERMANENT_FAILURES - 1):
@@ -91,19 +92,26 @@ def test_permanent_failures_in_a_row_stop_the_run_transient_ones_do_not():
 
     flaky = Fixed("b", fail=ProposalFailed("gave up after 4 tries: HTTP 529"))
     d = RotatingProposer([flaky])
-    for _ in range(2 * MAX_PERMANENT_FAILURES):
+    for _ in range(MAX_FAILURES_IN_A_ROW - 1):
         _call(d)
-    assert d.fatal is None and d.skipped == 2 * MAX_PERMANENT_FAILURES
+    assert MAX_FAILURES_IN_A_ROW > MAX_PERMANENT_FAILURES
+    assert d.fatal is None and d.skipped == MAX_FAILURES_IN_A_ROW - 1
+    _call(d)
+    assert isinstance(d.fatal, ProposalsKeepFailing)
+    assert f"{MAX_FAILURES_IN_A_ROW} proposals in a row failed" in str(d.fatal)
+    assert "HTTP 529" in str(d.fatal)
 
 
-def test_a_success_resets_the_count_of_permanent_failures():
-    proposer = Fixed("a", fail=ProposalFailed("HTTP 400", permanent=True))
+@pytest.mark.parametrize("permanent,limit", [(True, MAX_PERMANENT_FAILURES),
+                                              (False, MAX_FAILURES_IN_A_ROW)])
+def test_a_success_resets_the_count_of_failures(permanent: bool, limit: int):
+    proposer = Fixed("a", fail=ProposalFailed("HTTP 400", permanent=permanent))
     d = RotatingProposer([proposer])
-    for _ in range(MAX_PERMANENT_FAILURES - 1):
+    for _ in range(limit - 1):
         _call(d)
     proposer.fail, proposer.child = None, "child"
     _call(d)
-    proposer.fail = ProposalFailed("HTTP 400", permanent=True)
+    proposer.fail = ProposalFailed("HTTP 400", permanent=permanent)
     _call(d)
     assert d.fatal is None
 

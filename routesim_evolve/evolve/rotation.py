@@ -12,10 +12,13 @@ calls, and at once when the current proposer has nothing left to try. All
 proposers draw from the run's one budget.
 
 Two things end the run instead (`fatal`, which the driver's stop callback
-watches and raises once GEPA has stopped): a few permanent proposal
-failures in a row (a refused key, an unknown model: every later iteration
-would fail the same way), and any other exception, which is a bug in a
-proposer and must not be hidden as skipped iterations.
+watches and raises once GEPA has stopped): proposals failing several times
+in a row (a few permanent failures, such as a refused key or an unknown
+model, after which every iteration would fail the same way; or a longer run
+of failures of any kind, each already retried by its back-end, such as an
+agent that cannot reach its service: waiting hours for it helps nobody, and
+the run resumes where it stopped), and any other exception, which is a bug
+in a proposer and must not be hidden as skipped iterations.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: Permanent proposal failures in a row that stop the run.
 MAX_PERMANENT_FAILURES = 3
+#: Failed proposals of any kind in a row (each after its back-end's own
+#: retries) that stop the run.
+MAX_FAILURES_IN_A_ROW = 6
 
 
 class ProposalsKeepFailing(RuntimeError):
@@ -67,6 +73,7 @@ class RotatingProposer:
         self.skipped = 0
         self.unchanged = 0
         self.permanent_failures = 0  # in a row
+        self.failures = 0  # of any kind, in a row
         # What ends the run: see the module doc.
         self.fatal: BaseException | None = None
         self._seen: set[str] = set()  # digests of every candidate evaluated or proposed
@@ -127,16 +134,22 @@ class RotatingProposer:
         except ProposalFailed as exc:
             log.warning("proposer %s failed: %s", proposer.name, exc.reason)
             self.permanent_failures = self.permanent_failures + 1 if exc.permanent else 0
+            self.failures += 1
             if self.permanent_failures >= MAX_PERMANENT_FAILURES:
                 self.fatal = ProposalsKeepFailing(
                     f"{self.permanent_failures} proposals in a row failed for a reason that "
                     f"waiting will not fix; the last, from {proposer.name}: {exc.reason}"
                 )
+            elif self.failures >= MAX_FAILURES_IN_A_ROW:
+                self.fatal = ProposalsKeepFailing(
+                    f"{self.failures} proposals in a row failed, each after its retries; "
+                    f"the last, from {proposer.name}: {exc.reason}"
+                )
             return None
         except Exception as exc:
             self.fatal = exc
             raise
-        self.permanent_failures = 0
+        self.permanent_failures = self.failures = 0
         return child
 
     def snapshot(self) -> dict[str, Any]:

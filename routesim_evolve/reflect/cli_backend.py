@@ -157,6 +157,11 @@ class AgentCLIBackend:
     install_hint: str = ""
     env_keys: tuple[str, ...] = ()
     fixed_env: Mapping[str, str] = {}
+    # The tool's own "am I signed in?" command (exit 0 when it is), the
+    # variables that stand in for a login, and what to do without either.
+    login_status: tuple[str, ...] = ()
+    credential_env: tuple[str, ...] = ()
+    login_hint: str = ""
 
     def __init__(
         self,
@@ -209,7 +214,10 @@ class AgentCLIBackend:
     # -- preflight --------------------------------------------------------
 
     def preflight(self) -> None:
-        """The program is installed and starts (`--version`)."""
+        """The program is installed, starts (`--version`) and has a way to
+        reach its model: a base URL, a key in the environment, or a login.
+        An installed but signed-out agent would otherwise spend every
+        iteration reconnecting until the idle timeout."""
         path = shutil.which(self.executable)
         if path is None:
             raise BackendUnavailable(
@@ -220,6 +228,32 @@ class AgentCLIBackend:
                            env=self._env())
         except (OSError, subprocess.SubprocessError) as err:
             raise BackendUnavailable(f"{self.name}: `{path} --version` failed: {err}") from None
+        if self._endpoint() is None:
+            missing = self.missing_login(path)
+            if missing is not None:
+                raise BackendUnavailable(f"{self.name}: {missing}")
+
+    def missing_login(self, path: str, source: Mapping[str, str] | None = None) -> str | None:
+        """Why the tool at `path` cannot reach its model's default service
+        (signed out, no key), or None when it can."""
+        env = os.environ if source is None else source
+        if any(env.get(key) for key in self.credential_env):
+            return None
+        command = [path, *self.login_status]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                                  env=scrubbed_env(self.env_keys, source=env))
+        except (OSError, subprocess.SubprocessError) as err:
+            return f"`{' '.join(command)}` failed ({err}); {self.login_hint}"
+        if done.returncode == 0:
+            return None
+        said = " ".join((done.stdout + done.stderr).split())[-200:] or f"exit {done.returncode}"
+        return f"not signed in (`{self.tool} {' '.join(self.login_status)}`: {said}); " \
+            f"{self.login_hint}"
+
+    def _endpoint(self) -> str | None:
+        """The base URL the tool is pointed at, if any."""
+        return self.base_url
 
     # -- single call ------------------------------------------------------
 
@@ -388,9 +422,18 @@ class ClaudeCLIBackend(AgentCLIBackend):
     install_hint = "install Claude Code (npm install -g @anthropic-ai/claude-code) and log in"
     env_keys = CLAUDE_ENV
     fixed_env = CLAUDE_FIXED_ENV
+    login_status = ("auth", "status")
+    credential_env = (
+        "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX",
+    )
+    login_hint = "run `claude auth login`, or set ANTHROPIC_API_KEY"
 
     def tool_env(self) -> dict[str, str]:
         return {"ANTHROPIC_BASE_URL": self.base_url} if self.base_url else {}
+
+    def _endpoint(self) -> str | None:
+        return self.base_url or os.environ.get("ANTHROPIC_BASE_URL")
 
     def _base_args(self) -> list[str]:
         # stream-json prints an event per step (our progress signal) and a
@@ -462,6 +505,9 @@ class CodexCLIBackend(AgentCLIBackend):
     tool = "codex"
     install_hint = "install Codex (npm install -g @openai/codex) and log in or set OPENAI_API_KEY"
     env_keys = CODEX_ENV
+    login_status = ("login", "status")
+    credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    login_hint = "run `codex login`, or set OPENAI_API_KEY"
     last_message_file = "last_message.txt"
     # Our own provider entry: codex ignores OPENAI_BASE_URL, and overrides of
     # its built-in `openai` provider are not honoured.
@@ -559,3 +605,12 @@ def _codex_usage(events: Sequence[Mapping[str, Any]]) -> Usage:
                                          usage.get("cached_input_tokens"),
                                          usage.get("output_tokens"))
     return total
+
+
+AGENT_CLIS: dict[str, type[AgentCLIBackend]] = {"claude": ClaudeCLIBackend, "codex": CodexCLIBackend}
+
+
+def cli_missing_login(tool: str, path: str) -> str | None:
+    """Why the agent CLI `tool` installed at `path` cannot reach its
+    service as this environment stands (see `AgentCLIBackend.missing_login`)."""
+    return AGENT_CLIS[tool]().missing_login(path)

@@ -18,6 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from routesim_evolve.reflect.cli_backend import cli_missing_login
+
 Kind = Literal["anthropic", "openai", "openai-compatible", "claude", "codex", "offline"]
 KINDS: tuple[Kind, ...] = ("anthropic", "openai", "openai-compatible", "claude", "codex", "offline")
 
@@ -164,10 +166,12 @@ class DefaultChoice(BaseModel):
 def detect_default(
     env: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
+    missing_login: Callable[[str, str], str | None] = cli_missing_login,
 ) -> DefaultChoice:
     """Pick a back-end from what this machine has: an API key first (cheapest
-    to drive, prompt caching), then an agent CLI (its own login), else the
-    offline proposer."""
+    to drive, prompt caching), then a signed-in agent CLI, else the offline
+    proposer. An agent CLI that is installed but signed out is passed over
+    (and the reason says so): it could only reconnect until it timed out."""
     env = os.environ if env is None else env
     if env.get("ANTHROPIC_API_KEY"):
         spec = LMSpec(kind="anthropic", model=DEFAULT_MODELS["anthropic"])
@@ -175,14 +179,19 @@ def detect_default(
     if env.get("OPENAI_API_KEY"):
         spec = LMSpec(kind="openai", model=DEFAULT_MODELS["openai"])
         return DefaultChoice(spec=spec, reason=f"OPENAI_API_KEY is set: using {spec}")
+    passed_over: list[str] = []
     for tool in ("claude", "codex"):
         path = which(tool)
-        if path:
+        if not path:
+            continue
+        missing = missing_login(tool, path)
+        if missing is None:
             return DefaultChoice(
                 spec=LMSpec(kind=tool),
                 reason=f"no API key set, but the {tool} CLI is on PATH ({path}): using it",
             )
-    return DefaultChoice(
-        spec=LMSpec(kind="offline"),
-        reason="no API key or agent CLI found: using the offline proposer",
-    )
+        passed_over.append(f"the {tool} CLI at {path} is {missing}")
+    reason = "no API key or signed-in agent CLI found: using the offline proposer"
+    if passed_over:
+        reason += " (" + "; ".join(passed_over) + ")"
+    return DefaultChoice(spec=LMSpec(kind="offline"), reason=reason)
