@@ -607,7 +607,10 @@ def _codex_usage(events: Sequence[Mapping[str, Any]]) -> Usage:
     return total
 
 
-AGENT_CLIS: dict[str, type[AgentCLIBackend]] = {"claude": ClaudeCLIBackend, "codex": CodexCLIBackend}
+AGENT_CLIS: dict[str, type[AgentCLIBackend]] = {
+    "claude": ClaudeCLIBackend,
+    "codex": CodexCLIBackend,
+}
 
 
 def cli_missing_login(tool: str, path: str) -> str | None:
