@@ -24,7 +24,10 @@ from routesim_evolve.corpus.load import CorpusError, clear_graph_cache, load_cor
 from routesim_evolve.corpus.manifest import Manifest
 from routesim_evolve.corpus.schema import ARENAS, SPLITS, Graph
 from routesim_evolve.corpus.settings import (
+    ArenaSettings,
+    FloatRange,
     GeneratorSettings,
+    IntRange,
     SenderSettings,
     SyntheticGraphSpec,
     default_arenas,
@@ -300,3 +303,29 @@ def test_bundled_corpus_loads_and_covers_every_arena() -> None:
             ARENAS, per_arena[split])
     assert corpus.manifest.degraded_attribution() is not None
     assert all(g.source.kind == "synthetic" for g in corpus.manifest.graphs)
+
+
+def test_cli_defaults_are_the_models_own() -> None:
+    """Without options the command resolves to GeneratorSettings() itself: no
+    default is written twice, and a changed model default reaches the CLI."""
+    printed = CliRunner().invoke(corpus_command, ["generate", "--print-settings"])
+    assert printed.exit_code == 0, printed.output
+    assert GeneratorSettings.model_validate_json(printed.output) == GeneratorSettings()
+    shown = CliRunner().invoke(corpus_command, ["generate", "--help"], terminal_width=400).output
+    assert f"[default: {ArenaSettings().max_attempts}]" in shown
+    assert f"[default: {SenderSettings().min_channels}]" in shown
+
+
+@pytest.mark.parametrize("option,value,field,expected", [
+    ("--max-attempts", "7", "max_attempts", 7),
+    ("--payments", "3,4", "payments", IntRange(min=3, max=4)),
+    ("--amount-sat", "5000,6000", "amount_sat", FloatRange(min=5000, max=6000)),
+    ("--local-balance-share", "none", "local_balance_share", None),
+    ("--start-time", "2026-02-01T00:00:00Z", "start_time", "2026-02-01T00:00:00Z"),
+])
+def test_cli_arena_options_reach_every_arena(option: str, value: str, field: str,
+                                             expected: object) -> None:
+    printed = CliRunner().invoke(corpus_command, ["generate", "--print-settings", option, value])
+    assert printed.exit_code == 0, printed.output
+    resolved = GeneratorSettings.model_validate_json(printed.output)
+    assert {repr(getattr(a, field)) for a in resolved.arenas.values()} == {repr(expected)}

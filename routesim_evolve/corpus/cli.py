@@ -12,12 +12,13 @@ import os
 import shlex
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 from click.core import ParameterSource
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError
 from routesim_evolve.cli_error import UserError
@@ -30,9 +31,12 @@ from routesim_evolve.corpus.settings import (
     DEFAULT_DRIFT_MEDIAN_SHIFT_SAT,
     ArenaSettings,
     AttributionRates,
+    FloatRange,
     GeneratorSettings,
     GraphSpec,
     ImportedGraphSpec,
+    IntRange,
+    SenderSettings,
     SyntheticGraphSpec,
     default_arena_settings,
 )
@@ -60,25 +64,98 @@ def _range(text: str, name: str) -> dict[str, float]:
 # the common arena settings, an arena switch, or a corpus-level setting.
 
 
+# The common ArenaSettings fields the command sets, in the order --help shows
+# them; each option's default is the model's (shown, never repeated here).
+ARENA_OPTIONS: Final[tuple[tuple[str, str], ...]] = (
+    ("payments", "MIN,MAX payments per scenario (uniform)."),
+    ("amount_sat", "MIN,MAX payment amount in sat; amounts are log-uniform on the range."),
+    ("max_parts", "MaxParts: shards in flight at once per payment."),
+    ("max_attempts", "Attempts per payment."),
+    ("fee_limit_ppm", "Fee limit rate: limit = base + amount × ppm / 10⁶."),
+    ("fee_limit_base_msat", "Fee limit base in msat."),
+    ("final_cltv_delta", "The receiver's final cltv delta."),
+    ("cltv_limit_delta", "Largest total time lock above the payment's start height."),
+    ("bimodal_scale_sat", "Scale s of lnd's bimodal liquidity model for hidden balances."),
+    ("uniform_share", "Share of channels whose hidden balance is uniform on [0, capacity] "
+                      "instead of bimodal."),
+    ("local_balance_share", "MIN,MAX share of capacity the sender holds on each own channel "
+                            "(drawn uniformly), or 'none' to let the simulator draw uniform on "
+                            "[0, capacity]."),
+    ("stale_share", "Share of announced directions whose real policy is out of date."),
+    ("stale_fee_rate_factor", "A stale fee rate really charges rate × this factor."),
+    ("stale_base_fee_add_msat", "A stale policy really charges this much more base fee."),
+    ("stale_cltv_add", "A stale cltv delta is really this much larger."),
+    ("payment_interval_s", "Virtual seconds between payment starts."),
+    ("attempt_latency_s", "Virtual seconds one round of in-flight shards takes."),
+    ("block_height", "Block height at the start time."),
+    ("start_time", "Virtual start time (RFC 3339)."),
+)
+# SenderSettings fields as `--sender-*` options.
+SENDER_OPTIONS: Final[tuple[tuple[str, str], ...]] = (
+    ("min_channels", "The sender has at least this many channels."),
+    ("min_capacity_sat", "The sender's channels hold at least this much capacity in total."),
+    ("exclude_top_share", "Share of best-connected nodes never chosen as sender."),
+)
+_RANGES: Final = {"payments", "amount_sat", "local_balance_share"}
+_ARENA: Final = ArenaSettings()
+_SENDER: Final = SenderSettings()
+_GENERATOR: Final = GeneratorSettings()
+
+
+def _default(value: object) -> str:
+    return f"  [default: {value}]"
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def _range_text(value: IntRange | FloatRange | None) -> str:
+    return "none" if value is None else f"{_plain(value.min)},{_plain(value.max)}"
+
+
+def _model_options(
+    model: type[BaseModel], defaults: BaseModel, table: tuple[tuple[str, str], ...], prefix: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding one option per (field, help) of `table`: named
+    --PREFIX-FIELD, typed by the field (a range as text MIN,MAX), its
+    default shown from `defaults` and left to the model (None here)."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for field, text in reversed(table):
+            name = f"{prefix}{field}"
+            value = getattr(defaults, field)
+            if field in _RANGES:
+                kind, shown = str, _range_text(value)
+            else:
+                kind, shown = model.model_fields[field].annotation, value
+            command = click.option("--" + name.replace("_", "-"), name, type=kind,
+                                   help=text + _default(shown))(command)
+        return command
+
+    return decorate
+
+
+arena_options = _model_options(ArenaSettings, _ARENA, ARENA_OPTIONS, "")
+sender_options = _model_options(SenderSettings, _SENDER, SENDER_OPTIONS, "sender_")
+
+
 def _arena_overrides(params: dict[str, Any], given: set[str]) -> dict[str, Any]:
     """Common ArenaSettings fields the options set."""
-    simple = {
-        "bimodal_scale_sat", "uniform_share", "stale_share", "stale_fee_rate_factor",
-        "stale_base_fee_add_msat", "stale_cltv_add", "payment_interval_s", "attempt_latency_s",
-        "max_parts", "max_attempts", "fee_limit_ppm", "fee_limit_base_msat",
-        "final_cltv_delta", "cltv_limit_delta", "block_height", "start_time",
-    }
-    out: dict[str, Any] = {k: params[k] for k in simple if k in given}
-    if "payments" in given:
-        low, high = _numbers(params["payments"], 2, "--payments")
-        out["payments"] = {"min": int(low), "max": int(high)}
-    if "amount_sat" in given:
-        out["amount_sat"] = _range(params["amount_sat"], "--amount-sat")
-    if "local_balance_share" in given:
-        text = params["local_balance_share"]
-        out["local_balance_share"] = (
-            None if text == "none" else _range(text, "--local-balance-share")
-        )
+    out: dict[str, Any] = {}
+    for field, _ in ARENA_OPTIONS:
+        if field not in given:
+            continue
+        text, hint = params[field], "--" + field.replace("_", "-")
+        if field == "payments":
+            low, high = _numbers(text, 2, hint)
+            out[field] = {"min": int(low), "max": int(high)}
+        elif field == "local_balance_share" and text == "none":
+            out[field] = None
+        elif field in _RANGES:
+            out[field] = _range(text, hint)
+        else:
+            out[field] = text
     return out
 
 
@@ -103,10 +180,9 @@ def _graph_specs(
     """The graphs the options ask for; None keeps the settings file's graphs.
     --import alone replaces the synthetic graphs, --nodes with it adds to them."""
     imports = list(params["import_files"])
-    if from_file and "nodes" not in explicit and not imports:
+    if "nodes" not in explicit and not imports:
         return None
-    use_synthetic = "nodes" in explicit or not imports
-    sizes = [p for p in params["nodes"].split(",") if p.strip()] if use_synthetic else []
+    sizes = [p for p in params["nodes"].split(",") if p.strip()] if "nodes" in explicit else []
     specs: list[GraphSpec] = [SyntheticGraphSpec(nodes=int(n)) for n in sizes]
     specs += [
         ImportedGraphSpec(
@@ -121,12 +197,11 @@ def build_settings(params: dict[str, Any], explicit: set[str]) -> GeneratorSetti
     """Settings from the options: a settings file (if any) overridden by the options
     `explicit`ly given on the command line; without a file, from every option."""
     from_file = bool(params.get("settings_file"))
-    if from_file:
-        base = GeneratorSettings.model_validate_json(Path(params["settings_file"]).read_bytes())
-        given = explicit
-    else:
-        base = GeneratorSettings()
-        given = set(params)
+    base = (
+        GeneratorSettings.model_validate_json(Path(params["settings_file"]).read_bytes())
+        if from_file else GeneratorSettings()
+    )
+    given = explicit
     chosen = (
         [a for a in ARENAS if a in params["arenas"].split(",")]
         if "arenas" in given else list(base.arenas)
@@ -150,13 +225,9 @@ def build_settings(params: dict[str, Any], explicit: set[str]) -> GeneratorSetti
     if graphs is not None:
         update["graphs"] = graphs
     sender = {
-        field: params[option]
-        for option, field in (
-            ("sender_min_channels", "min_channels"),
-            ("sender_min_capacity_sat", "min_capacity_sat"),
-            ("sender_exclude_top", "exclude_top_share"),
-        )
-        if option in given
+        field: params[f"sender_{field}"]
+        for field, _ in SENDER_OPTIONS
+        if f"sender_{field}" in given
     }
     if sender:
         update["sender"] = {**base.sender.model_dump(), **sender}
@@ -194,81 +265,37 @@ def corpus_command() -> None:
                    "the command line override it. Use it for per-arena settings.")
 @click.option("--print-settings", is_flag=True,
               help="Print the resolved settings as JSON and exit without writing.")
-@click.option("--seed", type=int, default=1, show_default=True,
-              help="Master seed; every graph, sender, payment and scenario seed derives from it.")
-@click.option("--nodes", default="500", show_default=True,
-              help="Synthetic graph sizes, comma-separated: one calibrated synthetic graph per "
-                   "entry (e.g. 400,700). Scenarios of an arena use the graphs in turn.")
+@click.option("--seed", type=int, help="Master seed; every graph, sender, payment and scenario "
+              f"seed derives from it.{_default(_GENERATOR.seed)}")
+@click.option("--nodes", help="Synthetic graph sizes, comma-separated: one calibrated synthetic "
+              "graph per entry (e.g. 400,700). Scenarios of an arena use the graphs in turn."
+              + _default(",".join(str(g.nodes) for g in _GENERATOR.graphs
+                                  if isinstance(g, SyntheticGraphSpec))))
 @click.option("--import", "import_files", multiple=True, type=click.Path(exists=True),
               help="Import a real graph from an lncli describegraph or CLN listchannels JSON "
                    "dump (.json or .json.gz); repeatable; added after the synthetic graphs "
                    "when --nodes is given too, else instead of them.")
 @click.option("--import-format", type=click.Choice(["auto", "lncli", "listchannels"]),
-              default="auto", show_default=True, help="Format of the --import dumps.")
+              default=ImportedGraphSpec.model_fields["format"].default, show_default=True,
+              help="Format of the --import dumps.")
 @click.option("--all-components", is_flag=True,
               help="Keep every connected component of imported graphs (default: the largest).")
-@click.option("--arenas", default=",".join(ARENAS), show_default=True,
-              help="Arenas to make scenarios for, comma-separated.")
-@click.option("--split-sizes", default="2,2,2", show_default=True,
-              help="Scenarios per arena in train,val,test.")
-@click.option("--payments", default="15,25", show_default=True,
-              help="MIN,MAX payments per scenario (uniform).")
-@click.option("--amount-sat", default="10000,2000000", show_default=True,
-              help="MIN,MAX payment amount in sat; amounts are log-uniform on the range.")
-@click.option("--max-parts", type=int, default=16, show_default=True,
-              help="MaxParts: shards in flight at once per payment.")
-@click.option("--max-attempts", type=int, default=40, show_default=True,
-              help="Attempts per payment.")
-@click.option("--fee-limit-ppm", type=float, default=10_000, show_default=True,
-              help="Fee limit rate: limit = base + amount × ppm / 10⁶.")
-@click.option("--fee-limit-base-msat", type=int, default=10_000, show_default=True,
-              help="Fee limit base in msat.")
-@click.option("--final-cltv-delta", type=int, default=40, show_default=True,
-              help="The receiver's final cltv delta.")
-@click.option("--cltv-limit-delta", type=int, default=2016, show_default=True,
-              help="Largest total time lock above the payment's start height.")
-@click.option("--bimodal-scale-sat", type=float, default=300_000, show_default=True,
-              help="Scale s of lnd's bimodal liquidity model for hidden balances.")
-@click.option("--uniform-share", type=float, default=0.2, show_default=True,
-              help="Share of channels whose hidden balance is uniform on [0, capacity] "
-                   "instead of bimodal.")
-@click.option("--local-balance-share", default="0.5,0.9", show_default=True,
-              help="MIN,MAX share of capacity the sender holds on each own channel (drawn "
-                   "uniformly), or 'none' to let the simulator draw uniform on [0, capacity].")
-@click.option("--stale-share", type=float, default=0.05, show_default=True,
-              help="Share of announced directions whose real policy is out of date.")
-@click.option("--stale-fee-rate-factor", type=float, default=2.0, show_default=True,
-              help="A stale fee rate really charges rate × this factor.")
-@click.option("--stale-base-fee-add-msat", type=int, default=1000, show_default=True,
-              help="A stale policy really charges this much more base fee.")
-@click.option("--stale-cltv-add", type=int, default=40, show_default=True,
-              help="A stale cltv delta is really this much larger.")
-@click.option("--drift",
-              default=f"{DEFAULT_DRIFT_EVENTS_PER_HOUR:.0f},{DEFAULT_DRIFT_MEDIAN_SHIFT_SAT:.0f}",
-              show_default=True,
-              help="EVENTS_PER_HOUR,MEDIAN_SHIFT_SAT of background traffic in the drift arena "
-                   "(other arenas have none).")
+@click.option("--arenas", help="Arenas to make scenarios for, comma-separated."
+              + _default(",".join(_GENERATOR.arenas)))
+@click.option("--split-sizes", help="Scenarios per arena in train,val,test."
+              + _default(",".join(str(_GENERATOR.split_sizes[s]) for s in SPLITS)))
+@arena_options
+@click.option("--drift", help="EVENTS_PER_HOUR,MEDIAN_SHIFT_SAT of background traffic in the "
+              "drift arena (other arenas have none)."
+              + _default(f"{_plain(DEFAULT_DRIFT_EVENTS_PER_HOUR)},"
+                         f"{_plain(DEFAULT_DRIFT_MEDIAN_SHIFT_SAT)}"))
 @click.option("--attribution",
-              default=",".join(str(v) for v in DEFAULT_ATTRIBUTION.model_dump().values()),
-              show_default=True,
               help="STRIPPED,BEFORE,AFTER: shares of failures reported unreadable, blamed one "
                    "hop toward the sender, one hop toward the receiver, in the attribution "
                    "arena (other arenas report truthfully). Atomic MPP is on in the atomic_mpp "
-                   "arena only.")
-@click.option("--payment-interval-s", type=float, default=600, show_default=True,
-              help="Virtual seconds between payment starts.")
-@click.option("--attempt-latency-s", type=float, default=2, show_default=True,
-              help="Virtual seconds one round of in-flight shards takes.")
-@click.option("--block-height", type=int, default=800_000, show_default=True,
-              help="Block height at the start time.")
-@click.option("--start-time", default="2026-01-01T00:00:00Z", show_default=True,
-              help="Virtual start time (RFC 3339).")
-@click.option("--sender-min-channels", type=int, default=5, show_default=True,
-              help="The sender has at least this many channels.")
-@click.option("--sender-min-capacity-sat", type=int, default=10_000_000, show_default=True,
-              help="The sender's channels hold at least this much capacity in total.")
-@click.option("--sender-exclude-top", type=float, default=0.03, show_default=True,
-              help="Share of best-connected nodes never chosen as sender.")
+                   "arena only."
+                   + _default(",".join(str(v) for v in DEFAULT_ATTRIBUTION.model_dump().values())))
+@sender_options
 @click.pass_context
 def generate_command(ctx: click.Context, **params: Any) -> None:
     """Generate a scenario corpus: graphs once under graphs/, scenarios per split

@@ -172,7 +172,7 @@ def choose_sender(
         f"{settings.min_reachable_share:.0%} of the {len(reach.core_reach)} nodes the graph's "
         f"core ({len(reach.core)} nodes paying each other along enabled directions) reaches "
         f"({len(candidates)} qualified by channels and capacity). Loosen the sender: "
-        "--sender-min-channels, --sender-min-capacity-sat, --sender-exclude-top, or "
+        "--sender-min-channels, --sender-min-capacity-sat, --sender-exclude-top-share, or "
         "sender.min_reachable_share in a --settings file"
     )
 
