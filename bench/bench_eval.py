@@ -38,12 +38,11 @@ def main() -> None:
 
 
 def run(corpus: Path, split: str, repeats: int) -> None:
-    from routesim_evolve.corpus.load import load_split
+    from routesim_evolve.corpus.examples import load_examples
     from routesim_evolve.evolve.seed import in_tree_seed
-    from routesim_evolve.report.heldout import examples_of
     from routesim_evolve.score.evaluator import Evaluator, LndReferences
 
-    examples = examples_of(split, load_split(corpus, split))
+    examples = load_examples(corpus, split)
     cores = os.cpu_count() or 1
     references = LndReferences()
     started = time.perf_counter()

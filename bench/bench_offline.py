@@ -17,7 +17,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from routesim_evolve.evolve.driver import EvolveSettings, evolve
+from routesim_evolve.evolve.driver import evolve
+from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.factory import NamedOffline
 from routesim_evolve.propose.tunables import find_tunables, set_value
 

@@ -16,6 +16,7 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -24,17 +25,17 @@ from pydantic import ValidationError
 from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.cli import corpus_command
-from routesim_evolve.corpus.load import CorpusError, load_manifest, load_split
+from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.corpus.load import CorpusError, load_manifest
+from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
-    Comparison,
-    compare_routers,
-    examples_of,
     render_pairs,
     render_sanity,
     render_scenarios,
     render_table,
 )
+from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.executor import (
     ExecutorKind,
@@ -42,8 +43,21 @@ from routesim_evolve.simulate.executor import (
     open_executor,
 )
 from routesim_evolve.simulate.reference import ReferenceCache
+from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
 
 SPLITS = click.Choice(["train", "val", "test"])
+
+
+def _run_default(field: str) -> Any:
+    """An option's default: the run settings' own (EvolveSettings)."""
+    return EvolveSettings.model_fields[field].default
+
+
+def _lm_default(field: str) -> Any:
+    """An LM option's default: the back-end options' own (BackendOptions)."""
+    return BackendOptions.model_fields[field].default
+
+
 CORPUS = click.option(
     "--corpus",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -67,7 +81,7 @@ RAY_ADDRESS = click.option(
          "started here by `ray start`, else a new Ray instance on this machine.",
 )
 TIMEOUT = click.option(
-    "--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+    "--timeout", type=click.FloatRange(min=1), default=_run_default("timeout"), show_default=True,
     help="Wall-clock seconds one candidate may run on one scenario.",
 )
 
@@ -110,21 +124,21 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Price table (JSON, docs/llm.md) whose entries override the bundled one.")
 @click.option("--cache-ttl", type=click.Choice(["5m", "1h"]),
-              default=BackendOptions.model_fields["cache_ttl"].default, show_default=True,
+              default=_lm_default("cache_ttl"), show_default=True,
               help="How long Anthropic keeps the cached prompt prefix; 1h pays when "
                    "iterations take longer than five minutes.")
 @click.option("--lm-idle-timeout", type=click.FloatRange(min=1),
-              default=BackendOptions.model_fields["idle_timeout"].default, show_default=True,
+              default=_lm_default("idle_timeout"), show_default=True,
               help="Seconds an LM request or agent may go without progress before it is "
                    "retried.")
-@click.option("--adaptive/--no-adaptive", default=True, show_default=True,
+@click.option("--adaptive/--no-adaptive", default=_run_default("adaptive"), show_default=True,
               help="Rotate to the next proposer when val stops improving.")
 @click.option("--plateau-evals", type=click.IntRange(min=1),
               help="Metric calls without val improvement before rotating. "
                    "Default: 5 × the number of val scenarios.")
 @click.option("--prompts", "prompts_dir", type=click.Path(exists=True, file_okay=False,
               path_type=Path), help="Prompt pack directory (default: prompts/default).")
-@click.option("--seed", "rng_seed", type=int, default=0, show_default=True,
+@click.option("--seed", "rng_seed", type=int, default=_run_default("seed"), show_default=True,
               help="Seed of GEPA and the offline proposer.")
 @TIMEOUT
 @EXECUTOR
@@ -149,17 +163,17 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         return
     if corpus is None:
         _fail("--corpus is required (e.g. --corpus corpus); see --help")
-    from routesim_evolve.evolve.cli_run import run_evolution
+    from routesim_evolve.evolve.cli_run import default_run_name, run_evolution
 
-    run_evolution(
-        corpus=corpus, degraded=degraded, seed_file=seed_file, name=name, runs_dir=runs_dir,
-        max_evals=max_evals, max_proposals=max_proposals, workers=workers,
-        reflection=reflection, adaptive=adaptive, plateau_evals=plateau_evals,
-        prompts_dir=prompts_dir, rng_seed=rng_seed, timeout=timeout, max_cost=max_cost,
-        prices=prices,
+    run_evolution(EvolveSettings(
+        corpus=corpus, run_dir=runs_dir / (name or default_run_name(corpus, degraded)),
+        degraded=degraded, seed_file=seed_file, max_evals=max_evals,
+        max_proposals=max_proposals, max_concurrency=workers, seed=rng_seed,
+        adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
+        reflection=list(reflection), prompts=prompts_dir, max_cost=max_cost, prices=prices,
         lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
         executor=_executor_settings(executor, ray_address),
-    )
+    ))
 
 
 @main.command("eval")
@@ -242,7 +256,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     try:
         require_modules()
         load_manifest(corpus)
-        examples = examples_of(split, load_split(corpus, split))
+        examples = load_examples(corpus, split)
     except (CorpusError, GoToolchainError) as exc:
         _fail(str(exc))
     if only is not None:
@@ -256,7 +270,8 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     runs_on = open_executor(executor, say=lambda m: click.echo(m, err=True))
     workers = workers or runs_on.slots()
     references = LndReferences(ReferenceCache(executor=runs_on))
-    evaluator = Evaluator(references, timeout=timeout, executor=runs_on)
+    evaluator = Evaluator(references, limits=DEFAULT_LIMITS.but(timeout_s=timeout),
+                          executor=runs_on)
     started = time.monotonic()
     click.echo(f"{len(sources)} candidate(s) on {len(examples)} {split} scenarios"
                + (f" × {revalidate + 1} seeds" if revalidate else "") + " …", err=True)

@@ -13,9 +13,10 @@ import argparse
 import re
 from pathlib import Path
 
-from routesim_evolve.corpus.load import load_split
+from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.evolve.seed import in_tree_seed
-from routesim_evolve.report.heldout import compare_routers, examples_of, render_table
+from routesim_evolve.report.heldout import render_table
+from routesim_evolve.score.compare import compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 
 REPO = Path(__file__).resolve().parents[1]
@@ -24,7 +25,7 @@ BEGIN, END = "<!-- reference-table -->", "<!-- /reference-table -->"
 
 def table(corpus: Path, split: str) -> str:
     references = LndReferences()
-    examples = examples_of(split, load_split(corpus, split))
+    examples = load_examples(corpus, split)
     comparison = compare_routers({"seed": in_tree_seed().read_text()}, examples,
                                  Evaluator(references), references)
     return render_table(comparison)

@@ -9,13 +9,13 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.evolve.driver import EvolveSettings, RunSummary
-from routesim_evolve.report.heldout import Comparison, RouterScore, examples_of
-from routesim_evolve.report.stats import compare_paired
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
+from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.score.axes import score_result
-from routesim_evolve.score.evaluator import Evaluation, ScenarioExample, candidate_hash
-from routesim_evolve.score.evaluator import _candidate_id as eval_folder
+from routesim_evolve.score.compare import Comparison, RouterScore
+from routesim_evolve.score.evaluator import Evaluation, candidate_hash
+from routesim_evolve.score.evaluator import eval_cache_folder
+from routesim_evolve.score.stats import compare_paired
 from routesim_evolve.simulate.result import Result
 
 SEED = "package main\n\n// seed\nfunc route() int {\n\treturn 1\n}\n"
@@ -71,7 +71,7 @@ def _write_eval(run_dir: Path, source: str, router: str, ex: ScenarioExample) ->
     res = result(router, ex)
     ev = Evaluation(scenario=ex.name, arena=ex.arena, status="ok", axes=score_result(res),
                     feedback="", result=res)
-    path = run_dir / "evals" / eval_folder(source) / f"{ex.content_hash[:24]}.json"
+    path = run_dir / "evals" / eval_cache_folder(source) / f"{ex.content_hash[:24]}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(ev.model_dump_json())
     return ev
@@ -79,8 +79,8 @@ def _write_eval(run_dir: Path, source: str, router: str, ex: ScenarioExample) ->
 
 def make_run(run_dir: Path, corpus: Path, *, finished: bool = True) -> Path:
     """Write the run dir; `finished` adds best.go and report.json."""
-    val = examples_of("val", load_split(corpus, "val"))
-    test = examples_of("test", load_split(corpus, "test"))
+    val = load_examples(corpus, "val")
+    test = load_examples(corpus, "test")
     (run_dir / "candidates").mkdir(parents=True)
     for source in (SEED, CHILD, LOSER):
         (run_dir / "candidates" / f"{candidate_hash(source)}.go").write_text(source)

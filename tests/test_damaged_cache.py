@@ -6,15 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from routesim_evolve.build.cache import BinaryCache
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.reference import ReferenceCache
 
 
 def test_a_truncated_evaluation_is_evaluated_again(tiny_corpus: Path, seed_source: str,
                                                    tmp_path: Path):
-    example = examples_of("val", load_split(tiny_corpus, "val"))[0]
+    example = load_examples(tiny_corpus, "val")[0]
     evaluator = Evaluator(LndReferences(), cache_dir=tmp_path)
     first = evaluator.evaluate(seed_source, example)
     [entry] = list(tmp_path.glob("*/*.json"))
@@ -36,7 +35,7 @@ def test_a_corrupted_binary_is_rebuilt(seed_source: str, tmp_path: Path):
 
 
 def test_a_damaged_reference_result_is_run_again(tiny_corpus: Path, tmp_path: Path):
-    example = examples_of("val", load_split(tiny_corpus, "val"))[0]
+    example = load_examples(tiny_corpus, "val")[0]
     refs = ReferenceCache(root=tmp_path)
     first = refs.result(example.path, "lnd-apriori")
     [entry] = list((tmp_path / "reference").glob("*/*.json"))

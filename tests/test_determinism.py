@@ -6,8 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.runner import run_candidate
 
@@ -42,7 +41,7 @@ class Counting:
 def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_path: Path):
     assert MAP_ORDER != SEED
     examples = [e for s in ("train", "val", "test")
-                for e in examples_of(s, load_split(tiny_corpus, s))]
+                for e in load_examples(tiny_corpus, s)]
     evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals")
     evals = [evaluator.evaluate(MAP_ORDER, e) for e in examples]
     caught = [ev for ev in evals if ev.status == "nondeterministic"]
@@ -55,7 +54,7 @@ def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_p
 
 
 def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp_path: Path):
-    val = examples_of("val", load_split(tiny_corpus, "val"))
+    val = load_examples(tiny_corpus, "val")
     runner = Counting()
     evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner)
     evals = evaluator.evaluate_many(SEED, val, workers=2)
@@ -63,7 +62,7 @@ def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp
     assert runner.runs == len(val) + len({e.arena for e in val})
     # The verdict is kept with the cache: a new evaluator does not re-judge.
     again = Counting()
-    other = next(e for e in examples_of("train", load_split(tiny_corpus, "train"))
+    other = next(e for e in load_examples(tiny_corpus, "train")
                  if e.arena == val[0].arena)
     Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=again).evaluate(SEED, other)
     assert again.runs == 1

@@ -8,10 +8,10 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.evolve.driver import EvolveSettings, evolve
+from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.evolve.driver import evolve
+from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.offline import OfflineProposer
-from routesim_evolve.report.heldout import examples_of
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.runner import run_candidate
 
@@ -60,13 +60,13 @@ def test_evolve_reports_and_resumes_without_repeating(tiny_corpus: Path, tmp_pat
     # The budget is a limit: the search ran at most 12 pairs (the held-out
     # test split comes on top of it).
     assert summary.metric_calls <= 12
-    test_pairs = len(examples_of("test", load_split(tiny_corpus, "test"))) * 2
+    test_pairs = len(load_examples(tiny_corpus, "test")) * 2
     assert len(set(first.pairs)) <= 12 + test_pairs
 
     # The best val score is the mean of the best candidate's val scores,
     # not of its train scores (GEPA 0.1.4's cache would mix them up).
-    val = examples_of("val", load_split(tiny_corpus, "val"))
-    train = examples_of("train", load_split(tiny_corpus, "train"))
+    val = load_examples(tiny_corpus, "val")
+    train = load_examples(tiny_corpus, "train")
     evaluator = Evaluator(LndReferences())
     best = summary.best_path.read_text()
     on_val = [evaluator.evaluate(best, e).score for e in val]

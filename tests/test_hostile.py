@@ -29,19 +29,18 @@ from pathlib import Path
 import pytest
 
 from routesim_evolve.build.cache import BuildLimits, default_cache
-from routesim_evolve.corpus.load import load_split
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.schema import Scenario
-from routesim_evolve.report.heldout import examples_of
 from routesim_evolve.score.evaluator import (
     INVALID_RESULT,
     NONDETERMINISTIC,
     Evaluation,
     Evaluator,
     LndReferences,
-    ScenarioExample,
 )
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunStatus
+from routesim_evolve.simulate.sandbox import SandboxLimits
 from routesim_evolve.textclip import MAX_FEEDBACK_CHARS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,6 +50,7 @@ MIB = 1 << 20
 #: The run limits of every case: short, so that the suite stays quick.
 TIMEOUT_S = 10.0
 MEMORY = 256 * MIB
+LIMITS = SandboxLimits(timeout_s=TIMEOUT_S, memory_bytes=MEMORY)
 #: The scenario every single-scenario case runs on (the seed does not score
 #: 1 there, and its attribution degradations give the routers failures).
 SCENARIO = "val-attribution-001"
@@ -746,7 +746,7 @@ CASES = [
 def examples(tiny_corpus: Path) -> dict[str, ScenarioExample]:
     found = {}
     for split in ("train", "val", "test"):
-        for example in examples_of(split, load_split(tiny_corpus, split)):
+        for example in load_examples(tiny_corpus, split):
             found[example.name] = example
     return found
 
@@ -763,7 +763,7 @@ def honest(
 ) -> Evaluation:
     """The unchanged seed on the scenario: the score no attack may beat."""
     evaluator = Evaluator(references, cache_dir=tmp_path_factory.mktemp("seed-evals"),
-                          timeout=TIMEOUT_S, memory=MEMORY)
+                          limits=LIMITS)
     ev = evaluator.evaluate(seed(), examples[SCENARIO])
     assert ev.status == RunStatus.OK and ev.result is not None, ev.feedback
     assert 0 < ev.score < 1
@@ -811,7 +811,7 @@ def test_hostile_candidate_is_contained(
 ) -> None:
     source = case.source()
     evaluator = Evaluator(references, cache_dir=tmp_path / "evals",
-                          timeout=TIMEOUT_S, memory=MEMORY)
+                          limits=LIMITS)
     start = time.monotonic()
     evals = [evaluator.evaluate(source, examples[name]) for name in case.scenarios]
     seconds = time.monotonic() - start
@@ -830,7 +830,7 @@ def test_hostile_candidate_is_contained(
                                f"{[e.status for e in evals]}")
         if case.witness is not None:
             alone = Evaluator(references, cache_dir=tmp_path / "witness",
-                              timeout=TIMEOUT_S, memory=MEMORY)
+                              limits=LIMITS)
             seen = alone.evaluate(source, examples[case.witness]).status
             if seen not in case.expect:
                 verdict = "UNEXPECTED"
@@ -892,7 +892,7 @@ def check(
         cache = default_cache()
         before = cache.compiles
         again = Evaluator(references, cache_dir=tmp_path / "evals-again",
-                          timeout=TIMEOUT_S, memory=MEMORY)
+                          limits=LIMITS)
         start = time.monotonic()
         second = again.evaluate(source, examples[case.scenarios[0]])
         rebuild_s = time.monotonic() - start

@@ -10,9 +10,8 @@ from typing import Any
 import orjson
 import pytest
 
-from routesim_evolve.corpus.load import load_split
+from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.schema import Scenario
-from routesim_evolve.report.heldout import examples_of
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.result import Result
@@ -105,7 +104,7 @@ def test_lnd_results_keep_every_rule(tiny_corpus: Path):
     payment, not of one router's habits."""
     refs = LndReferences()
     for split in ("train", "val", "test"):
-        for example in examples_of(split, load_split(tiny_corpus, split)):
+        for example in load_examples(tiny_corpus, split):
             scenario = Scenario.model_validate_json(example.path.read_bytes())
             for name, result in refs.results(example).items():
                 assert result_violations(result, scenario) == [], (example.name, name)
@@ -114,7 +113,7 @@ def test_lnd_results_keep_every_rule(tiny_corpus: Path):
 def test_a_forged_result_scores_zero_with_the_reason(tiny_corpus: Path):
     from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 
-    example = examples_of("val", load_split(tiny_corpus, "val"))[0]
+    example = load_examples(tiny_corpus, "val")[0]
     honest = next(iter(LndReferences().results(example).values()))
     doc = honest.model_dump(mode="json")
     _no_attempts(doc)

@@ -19,9 +19,8 @@ from click.testing import CliRunner
 
 from routesim_evolve.build.cache import default_cache
 from routesim_evolve.cli import main
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.report.heldout import examples_of
-from routesim_evolve.score.evaluator import Evaluator, LndReferences, ScenarioExample
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
+from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.executor import (
     LOCAL,
     ExecutorKind,
@@ -57,7 +56,7 @@ def executor(worker_root: Path) -> Iterator[RayExecutor]:
 
 @pytest.fixture(scope="module")
 def examples() -> list[ScenarioExample]:
-    val = examples_of("val", load_split(REPO / "corpus", "val"))
+    val = load_examples(REPO / "corpus", "val")
     chosen = [e for e in val if e.path.stem in SCENARIOS]
     assert len(chosen) == len(SCENARIOS) and len({e.arena for e in chosen}) == 2
     return chosen

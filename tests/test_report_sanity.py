@@ -3,7 +3,8 @@ another delivers something, with each router's reason."""
 
 from __future__ import annotations
 
-from routesim_evolve.report.heldout import Comparison, RouterScore, render_sanity, sanity_flags
+from routesim_evolve.report.heldout import render_sanity, sanity_flags
+from routesim_evolve.score.compare import Comparison, RouterScore
 
 
 def _row(router: str, scenario: str, delivered: int, reason: str = "") -> RouterScore:

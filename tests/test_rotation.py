@@ -11,20 +11,20 @@ from pathlib import Path
 import orjson
 import pytest
 
-from routesim_evolve.corpus.load import load_manifest, load_split
-from routesim_evolve.evolve.driver import EvolveSettings
+from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.evolve.rotation import (
     MAX_FAILURES_IN_A_ROW,
     MAX_PERMANENT_FAILURES,
     ProposalsKeepFailing,
     RotatingProposer,
 )
+from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.agentic import AGENT_LOG, AgenticProposer, AgentWorkspace
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.prompts import PromptPack
 from routesim_evolve.reflect.usage import Completion
-from routesim_evolve.report.heldout import examples_of
 from routesim_evolve.score.axes import ScoreAxes
 from routesim_evolve.score.evaluator import LndReferences
 from routesim_evolve.score.feedback import ScenarioFeedback
@@ -201,7 +201,7 @@ def _agent_run(tmp_path: Path, tiny_corpus: Path) -> tuple[AgentWorkspace, list]
     run_dir.mkdir()
     settings = EvolveSettings(corpus=tiny_corpus, run_dir=run_dir, max_concurrency=1)
     (run_dir / "settings.json").write_bytes(orjson.dumps(settings.model_dump(mode="json")))
-    train = examples_of("train", load_split(tiny_corpus, "train"))
+    train = load_examples(tiny_corpus, "train")
     LndReferences().precompute(train, workers=1)
     return AgentWorkspace.for_run(run_dir), train
 

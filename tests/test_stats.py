@@ -2,7 +2,7 @@
 
 import pytest
 
-from routesim_evolve.report.stats import bootstrap_mean_ci, compare_paired, wilcoxon_p
+from routesim_evolve.score.stats import bootstrap_mean_ci, compare_paired, wilcoxon_p
 
 
 def test_wilcoxon_matches_the_textbook_example():

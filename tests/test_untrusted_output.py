@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.diagnose import parse_crash
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
@@ -52,7 +51,7 @@ def test_process_output_is_labelled_untrusted():
 
 
 def test_the_evaluator_caps_every_feedback(tiny_corpus: Path):
-    example = examples_of("val", load_split(tiny_corpus, "val"))[0]
+    example = load_examples(tiny_corpus, "val")[0]
 
     def runner(source: str, path: Path) -> RunOutcome:
         return RunOutcome(status=RunStatus.PANIC, scenario=str(path),

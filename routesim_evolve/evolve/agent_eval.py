@@ -26,9 +26,8 @@ from pathlib import Path
 import orjson
 
 from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.corpus.load import load_split
-from routesim_evolve.evolve.driver import EvolveSettings
-from routesim_evolve.report.heldout import examples_of
+from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences, candidate_hash
 from routesim_evolve.simulate.reference import ReferenceCache
@@ -60,7 +59,7 @@ def agent_eval(
 ) -> list[Evaluation]:
     """Score `source` on the named train scenarios and print each result."""
     settings = run_settings(run_dir)
-    train = examples_of("train", load_split(settings.corpus, "train"))
+    train = load_examples(settings.corpus, "train")
     chosen = [e for e in train if e.name in set(names)] if names else train
     missing = sorted(set(names) - {e.name for e in chosen})
     if missing:
@@ -68,7 +67,7 @@ def agent_eval(
     references = LndReferences(ReferenceCache(root=references_root))
     own = cache_root()
     evaluator = Evaluator(references, cache_dir=own / "evals",
-                          timeout=settings.timeout, memory=settings.memory)
+                          limits=settings.limits)
     evaluations = evaluator.evaluate_many(source, chosen, workers=settings.max_concurrency)
     cid = candidate_hash(source)
     for example, ev in zip(chosen, evaluations, strict=True):

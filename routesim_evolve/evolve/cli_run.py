@@ -11,13 +11,13 @@ from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.cli_error import RunStopped, UserError
 from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.evolve.budget import BudgetTooSmall
-from routesim_evolve.evolve.driver import EvolveSettings, evolve
+from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.evolve.rotation import ProposalsKeepFailing
 from routesim_evolve.evolve.seed import SeedError
+from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.agentic import AgentWorkspace
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.factory import backend_of, build_proposers
-from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
 from routesim_evolve.reflect.cost import CostLedger, unpriced_models
 from routesim_evolve.reflect.errors import BackendUnavailable
@@ -25,39 +25,27 @@ from routesim_evolve.reflect.pricing import PricesError, load_prices
 from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack, read_lessons
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
 from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
-from routesim_evolve.simulate.executor import ExecutorSettings
 
 
-def run_evolution(
-    *, corpus: Path, degraded: bool, seed_file: Path | None, name: str | None, runs_dir: Path,
-    max_evals: int | None, max_proposals: int | None, workers: int | None,
-    reflection: tuple[str, ...], adaptive: bool, plateau_evals: int | None,
-    prompts_dir: Path | None, rng_seed: int, timeout: float, max_cost: float | None,
-    prices: Path | None, lm: BackendOptions, executor: ExecutorSettings,
-) -> None:
-    """Run one evolution and print where the best candidate is and how it did."""
+def run_evolution(settings: EvolveSettings) -> None:
+    """Run one evolution as the command line set it up (an empty
+    `reflection` is detected here) and print where the best candidate is
+    and how it did."""
     try:
         require_modules()
-        manifest = load_manifest(corpus)
-        specs = _specs(reflection)
-        pack = PromptPack(manifest, degraded=degraded, pack_dir=prompts_dir or DEFAULT_PACK,
-                          lessons=read_lessons())
-        ledger = CostLedger(load_prices(prices))
+        manifest = load_manifest(settings.corpus)
+        specs = _specs(tuple(settings.reflection))
+        pack = PromptPack(manifest, degraded=settings.degraded,
+                          pack_dir=settings.prompts or DEFAULT_PACK, lessons=read_lessons())
+        ledger = CostLedger(load_prices(settings.prices))
     except (CorpusError, GoToolchainError, LMSpecError, PromptError, PricesError) as exc:
         raise UserError(str(exc)) from None
-    run_name = name or _default_name(corpus, degraded)
-    settings = EvolveSettings(
-        corpus=corpus, run_dir=runs_dir / run_name, degraded=degraded, seed_file=seed_file,
-        max_evals=max_evals, max_proposals=max_proposals, max_concurrency=workers,
-        seed=rng_seed, adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
-        reflection=[str(s) for s in specs], lm=lm, max_cost=max_cost, prices=prices,
-        prompts=prompts_dir, executor=executor,
-    )
+    settings = settings.model_copy(update={"reflection": [str(s) for s in specs]})
     workspace = AgentWorkspace.for_run(settings.run_dir)
     try:
-        proposers = build_proposers(specs, pack, workspace, seed=rng_seed, options=lm,
-                                    meter=ledger)
-        _preflight(proposers, ledger, max_cost)
+        proposers = build_proposers(specs, pack, workspace, seed=settings.seed,
+                                    options=settings.lm, meter=ledger)
+        _preflight(proposers, ledger, settings.max_cost)
     except BackendUnavailable as exc:
         raise UserError(str(exc)) from None
     try:
@@ -67,7 +55,7 @@ def run_evolution(
         raise UserError(str(exc)) from None
     except ProposalsKeepFailing as exc:
         raise RunStopped(f"{exc}\nThe run is saved in {settings.run_dir}: fix the cause and "
-                         f"run again with --name {run_name} to resume.") from None
+                         f"run again with --name {settings.run_dir.name} to resume.") from None
     click.echo(f"\nBest candidate: {summary.best_path}")
     click.echo(f"Val score: {summary.best_val:.4f} (seed {summary.seed_val:.4f})")
     click.echo("\nHeld-out test (best vs seed vs lnd-apriori vs lnd-bimodal):\n")
@@ -105,6 +93,7 @@ def _specs(values: tuple[str, ...]) -> list[LMSpec]:
     return [choice.spec]
 
 
-def _default_name(corpus: Path, degraded: bool) -> str:
+def default_run_name(corpus: Path, degraded: bool) -> str:
+    """The corpus's name, `-degraded` if so, and the time: a new run dir."""
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     return f"{corpus.resolve().name}{'-degraded' if degraded else ''}-{stamp}"

@@ -5,12 +5,18 @@ held-out test split is scored at the end for the best candidate, the seed and
 both lnd estimators, with the paired statistics of `compare`. Everything a
 run writes lives in its run dir, and a killed run resumes from it: GEPA
 reloads its state and our evaluation cache answers every pair already run.
+
+The steps, in order: open the run dir and its data (`_open_run`), set up the
+scoring (`_Scoring`), wire the search (`_Search`: budget, dispatcher, log,
+resume state, GEPA's config), run it, then score the best candidate on the
+held-out test split and write the report.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -21,72 +27,27 @@ from gepa.optimize_anything import (
     TrackingConfig,
     optimize_anything,
 )
-from pydantic import BaseModel, Field
 
-from routesim_evolve.corpus.load import load_manifest, load_split
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
+from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
-from routesim_evolve.evolve.seed import load_seed
+from routesim_evolve.evolve.seed import Seed, load_seed
+from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.propose.base import Proposer
-from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.pricing import load_prices
-from routesim_evolve.report.heldout import (
-    Comparison,
-    compare_routers,
-    examples_of,
-    render_pairs,
-    render_sanity,
-    render_table,
-)
+from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
+from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
-from routesim_evolve.simulate.executor import ExecutorSettings, open_executor
+from routesim_evolve.simulate.executor import open_executor
 from routesim_evolve.simulate.reference import ReferenceCache
 
 log = logging.getLogger(__name__)
 
-
-class EvolveSettings(BaseModel):
-    """Everything that shapes a run (written to the run dir as settings.json)."""
-
-    corpus: Path
-    run_dir: Path
-    degraded: bool = False
-    seed_file: Path | None = None
-    max_evals: int | None = Field(default=None, description="metric calls; None: 20 × |val|")
-    max_proposals: int | None = None
-    max_concurrency: int | None = Field(default=None,
-                                        description="None: the executor's slots (cores)")
-    minibatch: int = 3
-    seed: int = 0
-    adaptive: bool = True
-    plateau_evals: int | None = Field(default=None, description="None: 5 × |val|")
-    timeout: float = 60.0
-    memory: int = 1 << 30
-    reflection: list[str] = Field(default_factory=lambda: ["offline"])
-    prompts: Path | None = Field(default=None, description="prompt pack; None: the default")
-    lm: BackendOptions = BackendOptions()
-    max_cost: float | None = Field(
-        default=None, gt=0, description="USD; the run stops once its LM replies cost this much"
-    )
-    prices: Path | None = Field(default=None, description="a price table over the bundled one")
-    executor: ExecutorSettings = ExecutorSettings()
-
-
-class RunSummary(BaseModel):
-    """What a finished run reports."""
-
-    run_dir: Path
-    best_path: Path
-    best_val: float
-    seed_val: float
-    candidates: int
-    metric_calls: int
-    test: Comparison
-    notes: list[str] = []
-    cost: str = Field(default="", description="what the LM replies cost, as the ledger says it")
+Say = Callable[[str], None]
 
 
 class _NullLogger:
@@ -96,12 +57,41 @@ class _NullLogger:
         pass
 
 
+@dataclass(frozen=True)
+class _Data:
+    """The corpus's three splits and the seed the run starts from."""
+
+    train: list[ScenarioExample]
+    val: list[ScenarioExample]
+    test: list[ScenarioExample]
+    seed: Seed
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """Where runs happen and who scores them."""
+
+    workers: int
+    references: LndReferences
+    evaluator: Evaluator
+
+
+@dataclass(frozen=True)
+class _Search:
+    """GEPA's search as this run wires it."""
+
+    budget: EvalBudget
+    dispatcher: RotatingProposer
+    runlog: RunLog
+    config: GEPAConfig
+
+
 def evolve(
     settings: EvolveSettings,
     proposers: Sequence[Proposer],
     *,
     ledger: CostLedger | None = None,
-    say: Callable[[str], None] = print,
+    say: Say = print,
     runner: Runner | None = None,
 ) -> RunSummary:
     """Run GEPA on the corpus and score the best candidate on held-out test.
@@ -109,44 +99,108 @@ def evolve(
     dispatcher's fatal error (proposals that keep failing, a proposer's bug)
     once GEPA has stopped; the run dir then resumes."""
     ledger = ledger or CostLedger(load_prices(settings.prices))
-    run_dir = settings.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "settings.json").write_bytes(
+    data = _open_run(settings, say)
+    scoring = _scoring(settings, data, runner, say)
+    search = _search(settings, proposers, data, scoring, ledger, say)
+    say(f"evolving from {data.seed.origin} with {', '.join(p.name for p in proposers)}: "
+        f"{len(data.train)} train, {len(data.val)} val scenarios, budget "
+        f"{search.budget.limit} evaluations; run dir {settings.run_dir}")
+    try:
+        result = optimize_anything(
+            seed_candidate=data.seed.source,
+            evaluator=scoring.evaluator,
+            dataset=list(data.train),
+            valset=list(data.val),
+            config=search.config,
+        )
+    finally:
+        search.runlog.close()
+    if search.dispatcher.fatal is not None:
+        raise search.dispatcher.fatal
+    notes = [*data.seed.notes, *_stop_notes(settings, search, ledger)]
+    for note in notes[len(data.seed.notes):]:
+        say(note)
+    best = candidate_text(result.best_candidate)
+    best_path = settings.run_dir / "best.go"
+    best_path.write_text(best)
+    best_val = float(result.val_aggregate_scores[result.best_idx])
+    seed_val = float(result.val_aggregate_scores[0])
+    say(f"best candidate {best_path}: val score {best_val:.4f} (seed {seed_val:.4f})")
+    summary = RunSummary(
+        run_dir=settings.run_dir,
+        best_path=best_path,
+        best_val=best_val,
+        seed_val=seed_val,
+        candidates=len(result.candidates),
+        metric_calls=search.budget.used,
+        test=_held_out(best, data, scoring, say),
+        notes=notes,
+        cost=ledger.describe(),
+    )
+    _write_report(summary, settings.run_dir)
+    return summary
+
+
+def _open_run(settings: EvolveSettings, say: Say) -> _Data:
+    """Make the run dir, stamp its settings, and load the splits and the seed
+    (a corpus without a manifest fails here, early)."""
+    settings.run_dir.mkdir(parents=True, exist_ok=True)
+    (settings.run_dir / "settings.json").write_bytes(
         orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
     )
-    load_manifest(settings.corpus)  # a corpus without a manifest fails here, early
-    train = examples_of("train", load_split(settings.corpus, "train"))
-    val = examples_of("val", load_split(settings.corpus, "val"))
-    test = examples_of("test", load_split(settings.corpus, "test"))
-    seed = load_seed(settings.seed_file)
-    for note in seed.notes:
+    load_manifest(settings.corpus)
+    data = _Data(
+        train=load_examples(settings.corpus, "train"),
+        val=load_examples(settings.corpus, "val"),
+        test=load_examples(settings.corpus, "test"),
+        seed=load_seed(settings.seed_file),
+    )
+    for note in data.seed.notes:
         say(note)
+    return data
 
+
+def _scoring(
+    settings: EvolveSettings, data: _Data, runner: Runner | None, say: Say
+) -> _Scoring:
+    """The executor, lnd's results for every scenario (computed once, then
+    cached) and the evaluator with the run's evaluation cache."""
     executor = open_executor(settings.executor, say=say)
     workers = settings.max_concurrency or executor.slots()
     references = LndReferences(ReferenceCache(executor=executor))
-    evaluator = Evaluator(references, cache_dir=run_dir / "evals", runner=runner,
-                          timeout=settings.timeout, memory=settings.memory, executor=executor)
-    minibatch = min(settings.minibatch, len(train))
-    budget = EvalBudget(settings.max_evals or 20 * len(val), minibatch=minibatch,
-                        val_size=len(val), spent=evaluator.recorded_runs)
-    say(f"lnd reference results for {len(train) + len(val) + len(test)} scenarios "
-        "(computed once, then cached)…")
-    references.precompute([*train, *val, *test], workers=workers, say=say)
-    plateau = settings.plateau_evals or 5 * len(val)
-    dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive, plateau_evals=plateau,
-                                  spent=evaluator.recorded_runs)
+    evaluator = Evaluator(references, cache_dir=settings.run_dir / "evals", runner=runner,
+                          limits=settings.limits, executor=executor)
+    every = [*data.train, *data.val, *data.test]
+    say(f"lnd reference results for {len(every)} scenarios (computed once, then cached)…")
+    references.precompute(every, workers=workers, say=say)
+    return _Scoring(workers=workers, references=references, evaluator=evaluator)
+
+
+def _search(
+    settings: EvolveSettings, proposers: Sequence[Proposer], data: _Data, scoring: _Scoring,
+    ledger: CostLedger, say: Say,
+) -> _Search:
+    """The budget, the proposal dispatcher, the run log and the resume state,
+    and GEPA's configuration tying them together."""
+    run_dir = settings.run_dir
+    spent = scoring.evaluator.recorded_runs
+    minibatch = min(settings.minibatch, len(data.train))
+    budget = EvalBudget(settings.max_evals or 20 * len(data.val), minibatch=minibatch,
+                        val_size=len(data.val), spent=spent)
+    dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive,
+                                  plateau_evals=settings.plateau_evals or 5 * len(data.val),
+                                  spent=spent)
     runlog = RunLog(run_dir, budget=budget, proposer=lambda: dispatcher.current.name,
                     ledger=ledger)
-    search = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher,
-                         ledger=ledger)
-    if search.restore():
+    state = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher,
+                        ledger=ledger)
+    if state.restore():
         say(f"resuming {run_dir}: the search goes on from its last saved iteration")
     config = GEPAConfig(
         engine=EngineConfig(
             run_dir=str(run_dir / "gepa"),
             seed=settings.seed,
-            candidate_selection_strategy=search.selector,
+            candidate_selection_strategy=state.selector,
             # The budget is ours (see budget.py): GEPA's own overruns.
             max_metric_calls=None,
             max_candidate_proposals=settings.max_proposals,
@@ -154,8 +208,8 @@ def evolve(
             # train and val ids when both are given, so it stays off.
             cache_evaluation=False,
             raise_on_exception=False,
-            parallel=workers > 1,
-            max_workers=workers,
+            parallel=scoring.workers > 1,
+            max_workers=scoring.workers,
             frontier_type="hybrid",
             track_best_outputs=False,
             display_progress_bar=False,
@@ -166,66 +220,37 @@ def evolve(
             reflection_lm=None,
             custom_candidate_proposer=dispatcher,
             reflection_minibatch_size=minibatch,
-            batch_sampler=search.sampler,
+            batch_sampler=state.sampler,
         ),
         tracking=TrackingConfig(logger=_NullLogger()),
-        callbacks=[dispatcher, runlog, search],
+        callbacks=[dispatcher, runlog, state],
         stop_callbacks=[
             budget,
-            lambda state: dispatcher.exhausted() is not None,
-            lambda state: dispatcher.fatal is not None,
-            lambda state: _over_cost(settings.max_cost, ledger),
+            lambda _: dispatcher.exhausted() is not None,
+            lambda _: dispatcher.fatal is not None,
+            lambda _: _over_cost(settings.max_cost, ledger),
         ],
     )
-    say(f"evolving from {seed.origin} with {', '.join(p.name for p in proposers)}: "
-        f"{len(train)} train, {len(val)} val scenarios, budget {budget.limit} evaluations; "
-        f"run dir {run_dir}")
-    try:
-        result = optimize_anything(
-            seed_candidate=seed.source,
-            evaluator=evaluator,
-            dataset=list(train),
-            valset=list(val),
-            config=config,
-        )
-    finally:
-        runlog.close()
-    if dispatcher.fatal is not None:
-        raise dispatcher.fatal
-    spent = budget.used
-    notes = list(seed.notes)
-    if (why := dispatcher.exhausted()) is not None:
-        notes.append(_stopped_early(why, budget))
-        say(notes[-1])
+    return _Search(budget=budget, dispatcher=dispatcher, runlog=runlog, config=config)
+
+
+def _stop_notes(settings: EvolveSettings, search: _Search, ledger: CostLedger) -> list[str]:
+    """Why the search stopped before its budget, if it did."""
+    notes = []
+    if (why := search.dispatcher.exhausted()) is not None:
+        notes.append(_stopped_early(why, search.budget))
     if _over_cost(settings.max_cost, ledger):
         notes.append(f"Stopped at the cost limit: the LM replies cost {ledger.describe()} of "
-                     f"--max-cost ${settings.max_cost:.2f}, after {budget.used} of "
-                     f"{budget.limit} evaluations.")
-        say(notes[-1])
-    best = candidate_text(result.best_candidate)
-    best_path = run_dir / "best.go"
-    best_path.write_text(best)
-    best_val = float(result.val_aggregate_scores[result.best_idx])
-    seed_val = float(result.val_aggregate_scores[0])
-    say(f"best candidate {best_path}: val score {best_val:.4f} (seed {seed_val:.4f})")
+                     f"--max-cost ${settings.max_cost:.2f}, after {search.budget.used} of "
+                     f"{search.budget.limit} evaluations.")
+    return notes
 
-    say(f"scoring best, seed and lnd on {len(test)} held-out test scenarios…")
-    comparison = compare_routers(
-        {"best": best, "seed": seed.source}, test, evaluator, references, workers=workers,
-    )
-    summary = RunSummary(
-        run_dir=run_dir,
-        best_path=best_path,
-        best_val=best_val,
-        seed_val=seed_val,
-        candidates=len(result.candidates),
-        metric_calls=spent,
-        test=comparison,
-        notes=notes,
-        cost=ledger.describe(),
-    )
-    _write_report(summary, run_dir)
-    return summary
+
+def _held_out(best: str, data: _Data, scoring: _Scoring, say: Say) -> Comparison:
+    """The best candidate, the seed, lnd and the oracle on the test split."""
+    say(f"scoring best, seed and lnd on {len(data.test)} held-out test scenarios…")
+    return compare_routers({"best": best, "seed": data.seed.source}, data.test,
+                           scoring.evaluator, scoring.references, workers=scoring.workers)
 
 
 def _over_cost(limit: float | None, ledger: CostLedger) -> bool:

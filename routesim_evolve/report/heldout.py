@@ -1,155 +1,16 @@
-"""Score several routers on the same scenarios and compare them pair by pair.
-
-Routers are candidates (Go sources, run through the sandbox) and lnd's
-reference routers (from the reference cache). Every router meets the same
-scenarios with the same draws, so the comparison is paired per scenario.
-With revalidation each scenario also runs in N reseeded copies, each one
-more paired observation, so that a win holds beyond the luck of one draw.
-"""
+"""Held-out comparisons as Markdown: the per-arena table with the oracle's
+headroom, the paired statistics, the per-scenario lines and the sanity
+check (score/compare.py computes them)."""
 
 from __future__ import annotations
 
-import json
-import tempfile
-from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from itertools import combinations
-from pathlib import Path
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from routesim_evolve.corpus.load import LoadedScenario, graph_path_of, load_scenario
-from routesim_evolve.report.stats import PairedComparison, compare_paired
-from routesim_evolve.score.axes import ScoreAxes, score_result
-from routesim_evolve.score.evaluator import (
-    Evaluation,
-    Evaluator,
-    LndReferences,
-    ScenarioExample,
-)
+from routesim_evolve.score.compare import Comparison, RouterScore
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
-from routesim_evolve.simulate.result import Result
-from routesim_evolve.textclip import clip_line
-
-# Reseeded copies differ from the original by this stride in the seed.
-RESEED_STRIDE = 1_000_003
-
-
-class RouterScore(BaseModel):
-    """One router on one scenario."""
-
-    router: str
-    scenario: str
-    arena: str
-    status: str
-    score: float
-    success: float
-    attempts_per_payment: float
-    fee_ppm: float
-    #: Payments delivered, and why the others failed (the commonest reason).
-    delivered: int = 0
-    reason: str = ""
-
-
-class Comparison(BaseModel):
-    """Every router on every scenario, and the paired statistics."""
-
-    routers: list[str]
-    scores: list[RouterScore]
-    pairs: list[PairedComparison]
-
-    def by_router(self) -> dict[str, list[RouterScore]]:
-        out: dict[str, list[RouterScore]] = defaultdict(list)
-        for s in self.scores:
-            out[s.router].append(s)
-        return out
-
-
-def reseeded_examples(
-    examples: Sequence[ScenarioExample], copies: int, workdir: Path
-) -> list[ScenarioExample]:
-    """The examples plus `copies` reseeded copies of each, written to workdir
-    with their graph path made absolute."""
-    out = list(examples)
-    for ex in examples:
-        data = json.loads(ex.path.read_text())
-        graph = Path(graph_path_of(ex.path, data["graph"])).resolve()
-        for k in range(1, copies + 1):
-            copy = dict(data, seed=int(data["seed"]) + k * RESEED_STRIDE, graph=str(graph))
-            copy["name"] = f"{data['name']}~r{k}"
-            path = workdir / ex.split / f"{copy['name']}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(copy))
-            out.append(ScenarioExample.of(ex.split, load_scenario(path)))
-    return out
-
-
-def compare_routers(
-    candidates: Mapping[str, str],
-    examples: Sequence[ScenarioExample],
-    evaluator: Evaluator,
-    references: LndReferences,
-    *,
-    workers: int | None = None,
-    revalidate: int = 0,
-    on_progress: Callable[[str], None] | None = None,
-) -> Comparison:
-    """Score candidate sources, lnd's routers and the oracle on the examples,
-    pairwise (the oracle is a ceiling: no pair is formed with it)."""
-    references = references.with_oracle()
-    with tempfile.TemporaryDirectory(prefix="routesim-reseed-") as tmp:
-        pool = reseeded_examples(examples, revalidate, Path(tmp)) if revalidate else list(examples)
-        references.precompute(pool, workers=workers, say=on_progress)
-        scores: list[RouterScore] = []
-        for name, source in candidates.items():
-            evals = evaluator.evaluate_many(source, pool, workers=workers)
-            scores += [_candidate_score(name, ex, ev) for ex, ev in zip(pool, evals, strict=True)]
-            if on_progress:
-                on_progress(f"{name}: {len(pool)} scenarios scored")
-        for router in references.routers:
-            scores += [_reference_score(router, ex, references) for ex in pool]
-    routers = [*candidates, *references.routers]
-    return Comparison(routers=routers, scores=scores, pairs=_pairs(routers, scores, candidates))
-
-
-def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:
-    return _row(name, ex, ev.status, ev.axes, ev.result)
-
-
-def _reference_score(router: str, ex: ScenarioExample, references: LndReferences) -> RouterScore:
-    res = references.results(ex)[router]
-    return _row(router, ex, "ok", score_result(res), res)
-
-
-def _row(
-    router: str, ex: ScenarioExample, status: str, axes: ScoreAxes, res: Result | None
-) -> RouterScore:
-    """One router's line on one scenario; a run without a result shows 0s."""
-    return RouterScore(
-        router=router,
-        scenario=ex.name,
-        arena=ex.arena,
-        status=status,
-        score=axes.score,
-        success=axes.success,
-        attempts_per_payment=res.totals.attempts_per_payment if res else 0.0,
-        fee_ppm=res.totals.fee_ppm if res else 0.0,
-        delivered=res.totals.succeeded if res else 0,
-        reason=failure_reason(res) if res else status,
-    )
-
-
-def failure_reason(res: Result) -> str:
-    """Why a router's failed payments failed: the commonest reason, with an
-    example of the error it came with."""
-    failed = [p for p in res.payments if not p.success]
-    if not failed:
-        return ""
-    reasons = Counter(p.failure_reason or "unknown" for p in failed)
-    reason, count = reasons.most_common(1)[0]
-    error = next((p.error for p in failed if p.failure_reason == reason and p.error), None)
-    return f"{count}/{len(res.payments)} failed: {reason}" + (f" ({clip_line(error, 120)})"
-                                                             if error else "")
 
 
 def sanity_flags(comparison: Comparison) -> list[str]:
@@ -181,29 +42,6 @@ def render_sanity(comparison: Comparison) -> str:
         "another delivered something** (check that every router sees the same world):",
         *(f"- {f}" for f in flags),
     ])
-
-
-def _pairs(
-    routers: Sequence[str], scores: Sequence[RouterScore], candidates: Mapping[str, str]
-) -> list[PairedComparison]:
-    """Every candidate against every other router, paired by scenario."""
-    table: dict[str, dict[str, float]] = defaultdict(dict)
-    for s in scores:
-        table[s.router][s.scenario] = s.score
-    pairs = []
-    for a, b in combinations(routers, 2):
-        if (a not in candidates and b not in candidates) or ORACLE in (a, b):
-            continue
-        common = sorted(set(table[a]) & set(table[b]))
-        pairs.append(
-            compare_paired(a, b, [table[a][s] for s in common], [table[b][s] for s in common])
-        )
-    return pairs
-
-
-def examples_of(split: str, loaded: Sequence[LoadedScenario]) -> list[ScenarioExample]:
-    """GEPA/evaluator examples of a loaded split."""
-    return [ScenarioExample.of(split, s) for s in loaded]
 
 
 class ArenaRow(BaseModel):

@@ -15,14 +15,10 @@ from typing import Any
 import jinja2
 
 from routesim_evolve.cli_error import UserError
-from routesim_evolve.corpus.load import CorpusError, load_split
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
+from routesim_evolve.corpus.load import CorpusError
 from routesim_evolve.report import plots
-from routesim_evolve.report.heldout import (
-    Comparison,
-    arena_rows,
-    examples_of,
-    sanity_flags,
-)
+from routesim_evolve.report.heldout import arena_rows, sanity_flags
 from routesim_evolve.report.rundir import (
     RunRecord,
     axis_points,
@@ -30,7 +26,8 @@ from routesim_evolve.report.rundir import (
     load_run,
 )
 from routesim_evolve.report.sizes import size_buckets
-from routesim_evolve.score.evaluator import LndReferences, References, ScenarioExample
+from routesim_evolve.score.compare import Comparison
+from routesim_evolve.score.evaluator import LndReferences, References
 from routesim_evolve.simulate.result import PaymentResult
 
 _ENV = jinja2.Environment(
@@ -134,6 +131,6 @@ def _split(corpus: Path, run_dir: Path, split: str) -> list[ScenarioExample]:
         raise UserError(f"corpus {corpus} (named in {run_dir / 'settings.json'}) not found: "
                         "run from the directory the run was started in, or pass --corpus DIR")
     try:
-        return examples_of(split, load_split(corpus, split))  # type: ignore[arg-type]
+        return load_examples(corpus, split)  # type: ignore[arg-type]
     except CorpusError as exc:
         raise UserError(str(exc)) from None

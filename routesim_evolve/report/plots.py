@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from routesim_evolve.report.heldout import ArenaRow
 from routesim_evolve.report.rundir import AxisPoint, CandidateRecord, ValPoint
 from routesim_evolve.report.sizes import SizeBucket
-from routesim_evolve.report.stats import PairedComparison
+from routesim_evolve.score.stats import PairedComparison
 
 DPI = 100
 #: One colour per router, in a fixed order so a router keeps its colour across figures.

@@ -16,11 +16,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.cli_error import UserError
-from routesim_evolve.evolve.driver import EvolveSettings, RunSummary
+from routesim_evolve.corpus.examples import ScenarioExample
+from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.reflect.usage import Usage
 from routesim_evolve.score.axes import AXES
-from routesim_evolve.score.evaluator import Evaluation, ScenarioExample
-from routesim_evolve.score.evaluator import _candidate_id as eval_folder  # the cache's layout
+from routesim_evolve.score.evaluator import Evaluation, eval_cache_folder
 
 #: Run logs before the live progress display wrote the proposer as "proposer NAME".
 _PROPOSER_PREFIX = "proposer "
@@ -259,7 +259,7 @@ def candidate_evaluations(
     run_dir: Path, source: str, examples: list[ScenarioExample]
 ) -> list[Evaluation]:
     """The candidate's cached evaluations on these scenarios (those it has)."""
-    folder = run_dir / "evals" / eval_folder(source)
+    folder = run_dir / "evals" / eval_cache_folder(source)
     found = []
     for ex in examples:
         path = folder / f"{ex.content_hash[:24]}.json"

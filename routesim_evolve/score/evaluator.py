@@ -1,10 +1,11 @@
 """The evaluator: one candidate on one scenario → score and side info.
 
 It is what GEPA calls (`evaluate(candidate, example)`), and what the `eval`
-and `compare` commands run in parallel. Results are cached on disk by the
-candidate's and the scenario's content, so a resumed run and a repeated
-command never run the same pair twice. lnd's results come from the
-reference cache and never depend on the candidate.
+and `compare` commands run in parallel. Given a cache dir (an evolution
+run's `evals/`), results are cached on disk by the candidate's and the
+scenario's content, so a resumed run never runs the same pair twice; `eval`
+and `compare` keep no such cache and run every pair afresh. lnd's results
+come from the reference cache and never depend on the candidate.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.fsutil import atomic_write
-from routesim_evolve.corpus.load import LoadedScenario
+from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
 from routesim_evolve.score.determinism import DeterminismCheck
@@ -32,6 +33,7 @@ from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.runner import run_candidate
+from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
 from routesim_evolve.textclip import clip_block
 
 Runner = Callable[[str, Path], RunOutcome]
@@ -44,29 +46,6 @@ NONDETERMINISTIC = "nondeterministic"
 MAX_VIOLATIONS_SHOWN = 8
 
 log = logging.getLogger(__name__)
-
-
-class ScenarioExample(BaseModel):
-    """One scenario as a GEPA data instance: where it is and what it is."""
-
-    model_config = ConfigDict(frozen=True)
-
-    split: str
-    name: str
-    arena: str
-    path: Path
-    content_hash: str
-
-    @classmethod
-    def of(cls, split: str, loaded: LoadedScenario) -> ScenarioExample:
-        digest = hashlib.sha256(loaded.path.read_bytes() + loaded.graph_path.read_bytes())
-        return cls(
-            split=split,
-            name=loaded.name,
-            arena=loaded.arena,
-            path=loaded.path.resolve(),
-            content_hash=digest.hexdigest(),
-        )
 
 
 class References(Protocol):
@@ -98,8 +77,7 @@ class Evaluator:
         references: References,
         *,
         cache_dir: Path | None = None,
-        timeout: float = 60.0,
-        memory: int = 1 << 30,
+        limits: SandboxLimits = DEFAULT_LIMITS,
         runner: Runner | None = None,
         executor: Executor = LOCAL,
     ) -> None:
@@ -109,8 +87,7 @@ class Evaluator:
         self._determinism = DeterminismCheck(cache_dir)
         self._rules_lock = threading.Lock()
         self._run: Runner = runner or (
-            lambda source, path: run_candidate(source, path, timeout=timeout, memory=memory,
-                                               executor=executor)
+            lambda source, path: run_candidate(source, path, limits=limits, executor=executor)
         )
 
     def __call__(self, candidate: str, example: ScenarioExample) -> tuple[float, dict[str, Any]]:
@@ -173,7 +150,7 @@ class Evaluator:
         """The evaluation, and whether it may be cached: a fault of the
         harness (not of the candidate) is scored 0 but tried again later."""
         outcome, verdict = self._determinism.run(
-            _candidate_id(candidate), example.arena, example.name,
+            eval_cache_folder(candidate), example.arena, example.name,
             lambda: self._run(candidate, example.path),
         )
         refs = self._references.results(example)
@@ -246,12 +223,13 @@ class Evaluator:
     def _cache_file(self, candidate: str, example: ScenarioExample) -> Path | None:
         if self._cache_dir is None:
             return None
-        cand = _candidate_id(candidate)
+        cand = eval_cache_folder(candidate)
         return self._cache_dir / cand / f"{example.content_hash[:24]}.json"
 
 
-def _candidate_id(source: str) -> str:
-    """The candidate's folder in the evaluation cache."""
+def eval_cache_folder(source: str) -> str:
+    """The candidate's folder in an evaluation cache (`evals/FOLDER/`); the
+    HTML report reads a run's evaluations by it."""
     return hashlib.sha256(source.encode()).hexdigest()[:24]
 
 

@@ -85,6 +85,17 @@ class SandboxLimits(BaseModel):
         """RLIMIT_CPU: a backstop well past what the timeout allows."""
         return math.ceil(2 * self.timeout_s * self.gomaxprocs) + 10
 
+    def but(self, **changes: float | int | None) -> SandboxLimits:
+        """These limits with the named fields changed (validated); a None
+        keeps the field, so callers never restate a default."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        return SandboxLimits.model_validate({**self.model_dump(), **given})
+
+
+#: The limits of one run unless a caller says otherwise: the one place the
+#: default time (60 s) and heap (1 GiB) budgets live.
+DEFAULT_LIMITS = SandboxLimits()
+
 
 @functools.cache
 def _unshare_prefix() -> tuple[str, ...]:

@@ -1,0 +1,67 @@
+"""What shapes a run and what it reports: the run dir's settings.json and
+report.json (docs/report.md says what each file of a run dir holds). The
+command line builds EvolveSettings from its options (whose defaults are
+these fields'), the driver runs from it, and the agents' evaluation script
+and the HTML report read both back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from routesim_evolve.reflect.base import BackendOptions
+from routesim_evolve.score.compare import Comparison
+from routesim_evolve.simulate.executor import ExecutorSettings
+from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
+
+
+class EvolveSettings(BaseModel):
+    """Everything that shapes a run (written to the run dir as settings.json)."""
+
+    corpus: Path
+    run_dir: Path
+    degraded: bool = False
+    seed_file: Path | None = None
+    max_evals: int | None = Field(default=None, description="metric calls; None: 20 × |val|")
+    max_proposals: int | None = None
+    max_concurrency: int | None = Field(default=None,
+                                        description="None: the executor's slots (cores)")
+    minibatch: int = 3
+    seed: int = 0
+    adaptive: bool = True
+    plateau_evals: int | None = Field(default=None, description="None: 5 × |val|")
+    timeout: float = Field(default=DEFAULT_LIMITS.timeout_s, gt=0,
+                           description="wall-clock seconds per candidate and scenario")
+    memory: int = Field(default=DEFAULT_LIMITS.memory_bytes, gt=0, description="heap bytes")
+    reflection: list[str] = Field(
+        default_factory=lambda: ["offline"],
+        description="proposer specs in rotation order (docs/llm.md); the command line "
+        "leaves it empty to have one detected",
+    )
+    prompts: Path | None = Field(default=None, description="prompt pack; None: the default")
+    lm: BackendOptions = BackendOptions()
+    max_cost: float | None = Field(
+        default=None, gt=0, description="USD; the run stops once its LM replies cost this much"
+    )
+    prices: Path | None = Field(default=None, description="a price table over the bundled one")
+    executor: ExecutorSettings = ExecutorSettings()
+
+    @property
+    def limits(self) -> SandboxLimits:
+        """What one candidate may use on one scenario."""
+        return DEFAULT_LIMITS.but(timeout_s=self.timeout, memory_bytes=self.memory)
+
+
+class RunSummary(BaseModel):
+    """What a finished run reports."""
+
+    run_dir: Path
+    best_path: Path
+    best_val: float
+    seed_val: float
+    candidates: int
+    metric_calls: int
+    test: Comparison
+    notes: list[str] = []
+    cost: str = Field(default="", description="what the LM replies cost, as the ledger says it")
