@@ -134,6 +134,8 @@ func (sc *Scenario) Validate() error {
 	if err := sc.validateArena(); err != nil {
 		return err
 	}
+	// First every number with a range of its own, then the checks that
+	// relate one field to another.
 	for _, n := range []struct {
 		field string
 		v     float64
