@@ -82,14 +82,10 @@ func NewLoader() *Loader {
 // Load reads, decodes and validates a scenario file and the graph it names.
 func (l *Loader) Load(path string) (*Scenario, error) {
 	var sc Scenario
-	if err := decodeStrict(path, &sc); err != nil {
+	if err := decodeFile(path, &sc); err != nil {
 		return nil, err
 	}
 	sc.Path = path
-	if sc.Format != FormatScenario {
-		return nil, &FieldError{path, "format", RuleFormat,
-			fmt.Sprintf("want %q, got %q", FormatScenario, sc.Format)}
-	}
 	if sc.GraphFile == "" {
 		return nil, &FieldError{path, "graph", RuleMissing,
 			"missing graph file path (relative to this file)"}
@@ -131,34 +127,45 @@ func (l *Loader) LoadGraph(path string) (*Graph, error) {
 
 func loadGraph(path string) (*Graph, error) {
 	var g Graph
-	if err := decodeStrict(path, &g); err != nil {
+	if err := decodeFile(path, &g); err != nil {
 		return nil, err
 	}
 	g.Path = path
-	if g.Format != FormatGraph {
-		return nil, &FieldError{path, "format", RuleFormat,
-			fmt.Sprintf("want %q, got %q", FormatGraph, g.Format)}
-	}
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	return &g, nil
 }
 
-// decodeStrict decodes a JSON file after checkShape has found every value
-// fitting its field, so that every decoding problem names its field.
-func decodeStrict(path string, v any) error {
+// taggedFile is a file format whose files carry a format tag: Scenario and
+// Graph.
+type taggedFile interface {
+	// formatTag returns the tag the file carries and the tag of its format.
+	formatTag() (got, want string)
+}
+
+func (sc *Scenario) formatTag() (got, want string) { return sc.Format, FormatScenario }
+
+func (g *Graph) formatTag() (got, want string) { return g.Format, FormatGraph }
+
+// decodeFile decodes a JSON file into f and checks its format tag. It
+// decodes only after checkShape has found every value fitting its field, so
+// that every decoding problem names its field.
+func decodeFile(path string, f taggedFile) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return &FieldError{path, "", RuleRead, err.Error()}
 	}
-	if fe := checkShape(data, reflect.TypeOf(v).Elem()); fe != nil {
+	if fe := checkShape(data, reflect.TypeOf(f).Elem()); fe != nil {
 		fe.File = path
 		return fe
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := json.Unmarshal(data, f); err != nil {
 		// checkShape admits only what decodes; this is a bug of checkShape.
 		return &FieldError{path, "", RuleType, fmt.Sprintf("cannot decode: %v", err)}
+	}
+	if got, want := f.formatTag(); got != want {
+		return &FieldError{path, "format", RuleFormat, fmt.Sprintf("want %q, got %q", want, got)}
 	}
 	return nil
 }

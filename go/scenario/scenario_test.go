@@ -198,3 +198,29 @@ func put(t *testing.T, doc any, path []any, value any) any {
 	}
 	return doc
 }
+
+// TestRangeMessages pins the messages of the range checks, which tell the
+// author of a file the range a number must lie in.
+func TestRangeMessages(t *testing.T) {
+	tests := []struct {
+		name string
+		edit edit
+		want string
+	}{
+		{"share", edit{Set: []any{"gossip", "stale_share"}, Value: 1.5}, "gossip.stale_share: must lie in [0, 1], got 1.5"},
+		{"rate", edit{Set: []any{"attribution", "stripped_rate"}, Value: -0.25}, "attribution.stripped_rate: must lie in [0, 1], got -0.25"},
+		{"duration", edit{Set: []any{"clock", "payment_interval_s"}, Value: -2}, "clock.payment_interval_s: must not be negative, got -2"},
+		{"fee limit", edit{Set: []any{"defaults", "fee_limit_ppm"}, Value: -1}, "defaults.fee_limit_ppm: must not be negative, got -1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeEdited(t, dir, "graph-small.json", "", nil)
+			path := writeEdited(t, dir, "base-example.json", "", []edit{tc.edit})
+			_, err := Load(path)
+			if want := path + ": " + tc.want; err == nil || err.Error() != want {
+				t.Fatalf("got %v, want %s", err, want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,6 +108,21 @@ func (g *Graph) Validate() error {
 	return nil
 }
 
+// numberRange is the range a number field must lie in, and how an error
+// message says so.
+type numberRange struct {
+	min, max float64
+	want     string
+}
+
+var (
+	// share is the range of shares and rates: fractions of a whole.
+	share = numberRange{0, 1, "must lie in [0, 1]"}
+
+	// nonNegative is the range of durations, frequencies and fee limits.
+	nonNegative = numberRange{0, math.Inf(1), "must not be negative"}
+)
+
 // Validate checks the scenario against itself and its graph.
 func (sc *Scenario) Validate() error {
 	errf := func(field, rule, format string, args ...any) error {
@@ -118,19 +134,25 @@ func (sc *Scenario) Validate() error {
 	if err := sc.validateArena(); err != nil {
 		return err
 	}
-	rates := []struct {
+	// First every number with a range of its own, then the checks that
+	// relate one field to another.
+	for _, n := range []struct {
 		field string
 		v     float64
+		in    numberRange
 	}{
-		{"liquidity.uniform_share", sc.Liquidity.UniformShare},
-		{"gossip.stale_share", sc.Gossip.StaleShare},
-		{"attribution.stripped_rate", sc.Attribution.StrippedRate},
-		{"attribution.shift_before_rate", sc.Attribution.ShiftBeforeRate},
-		{"attribution.shift_after_rate", sc.Attribution.ShiftAfterRate},
-	}
-	for _, r := range rates {
-		if r.v < 0 || r.v > 1 {
-			return errf(r.field, RuleRange, "must lie in [0, 1], got %v", r.v)
+		{"liquidity.uniform_share", sc.Liquidity.UniformShare, share},
+		{"gossip.stale_share", sc.Gossip.StaleShare, share},
+		{"attribution.stripped_rate", sc.Attribution.StrippedRate, share},
+		{"attribution.shift_before_rate", sc.Attribution.ShiftBeforeRate, share},
+		{"attribution.shift_after_rate", sc.Attribution.ShiftAfterRate, share},
+		{"clock.payment_interval_s", sc.Clock.PaymentIntervalSec, nonNegative},
+		{"clock.attempt_latency_s", sc.Clock.AttemptLatencySec, nonNegative},
+		{"traffic.events_per_hour", sc.Traffic.EventsPerHour, nonNegative},
+		{"defaults.fee_limit_ppm", sc.Defaults.FeeLimitPPM, nonNegative},
+	} {
+		if n.v < n.in.min || n.v > n.in.max {
+			return errf(n.field, RuleRange, "%s, got %v", n.in.want, n.v)
 		}
 	}
 	a := sc.Attribution
@@ -142,20 +164,6 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.Gossip.StaleShare > 0 && sc.Gossip.StaleFeeRateFactor < 1 {
 		return errf("gossip.stale_fee_rate_factor", RuleRange, "must be at least 1 when stale_share > 0, got %v", sc.Gossip.StaleFeeRateFactor)
-	}
-	nonNegative := []struct {
-		field string
-		v     float64
-	}{
-		{"clock.payment_interval_s", sc.Clock.PaymentIntervalSec},
-		{"clock.attempt_latency_s", sc.Clock.AttemptLatencySec},
-		{"traffic.events_per_hour", sc.Traffic.EventsPerHour},
-		{"defaults.fee_limit_ppm", sc.Defaults.FeeLimitPPM},
-	}
-	for _, r := range nonNegative {
-		if r.v < 0 {
-			return errf(r.field, RuleRange, "must not be negative, got %v", r.v)
-		}
 	}
 	if sc.Traffic.EventsPerHour > 0 && sc.Traffic.MedianShiftSat <= 0 {
 		return errf("traffic.median_shift_sat", RuleRange, "must be positive when traffic is on, got %v", sc.Traffic.MedianShiftSat)
