@@ -13,8 +13,7 @@ from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.compare import Comparison, RouterScore
-from routesim_evolve.score.evaluator import Evaluation, candidate_hash
-from routesim_evolve.score.evaluator import eval_cache_folder
+from routesim_evolve.score.evaluator import Evaluation, candidate_hash, eval_cache_folder
 from routesim_evolve.score.stats import compare_paired
 from routesim_evolve.simulate.result import Result
 

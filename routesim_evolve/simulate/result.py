@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
+from routesim_evolve.corpus.schema import Arena
+
 RESULT_FORMAT = "routesim-result/1"
 
 FailureReason = Literal[
@@ -84,7 +86,7 @@ class Result(_Strict):
 
     format: Literal["routesim-result/1"]
     scenario: str
-    arena: Literal["base", "drift", "atomic_mpp", "attribution"]
+    arena: Arena
     router: str
     seed: NonNegativeInt
     totals: Totals
