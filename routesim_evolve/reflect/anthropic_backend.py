@@ -17,19 +17,14 @@ budget per level for 3.7 to 4.5, nothing for older models.
 from __future__ import annotations
 
 import logging
-import random
-import time
-from typing import Any
+from typing import Any, Unpack
 
 import anthropic
 
 from routesim_evolve.reflect.base import (
     APIBackend,
-    BackendOptions,
+    Plumbing,
     PromptParts,
-    RetryPolicy,
-    Sleep,
-    UsageMeter,
     is_transient_status,
     retry_after_seconds,
 )
@@ -49,15 +44,11 @@ class AnthropicBackend(APIBackend):
         effort: str | None = None,
         *,
         client: anthropic.Anthropic | None = None,
-        options: BackendOptions | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = time.sleep,
-        rng: random.Random | None = None,
-        meter: UsageMeter | None = None,
+        **plumbing: Unpack[Plumbing],
     ) -> None:
         self.name = ":".join(p for p in ("anthropic", model, effort) if p)
         self.model = model
-        super().__init__(options=options, retry=retry, sleep=sleep, rng=rng, meter=meter)
+        super().__init__(**plumbing)
         self.effort = self._accepted_effort(effort)
         # Our RetryPolicy does the retrying, so the SDK's own is switched off.
         self._client = client or anthropic.Anthropic(max_retries=0)

@@ -7,7 +7,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from typing import Literal, Protocol, TypeVar, runtime_checkable
+from typing import Literal, Protocol, TypedDict, TypeVar, Unpack, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -210,25 +210,36 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return None
 
 
-class APIBackend:
+class Plumbing(TypedDict, total=False):
+    """How any back-end calls out, passed through as keywords: its options,
+    its retry policy, the clock and randomness of its backoff (tests pass
+    fakes), and the meter it charges each reply's usage to."""
+
+    options: BackendOptions | None
+    retry: RetryPolicy | None
+    sleep: Sleep
+    rng: random.Random | None
+    meter: UsageMeter | None
+
+
+class PlumbedBackend:
+    """What every back-end keeps of its plumbing: options, the meter, and
+    the retrying of its calls (named after the back-end: set `name` first)."""
+
+    name: str = ""
+
+    def __init__(self, **plumbing: Unpack[Plumbing]) -> None:
+        self.options = plumbing.get("options") or BackendOptions()
+        self.meter = plumbing.get("meter")
+        self._retrying = Retrying(self.name, plumbing.get("retry"),
+                                  plumbing.get("sleep", time.sleep), plumbing.get("rng"))
+
+
+class APIBackend(PlumbedBackend):
     """What the HTTP API back-ends share: retries around one request, and
     the usage of every reply reported to the meter."""
 
-    name: str = ""
     model: str = ""
-
-    def __init__(
-        self,
-        *,
-        options: BackendOptions | None,
-        retry: RetryPolicy | None,
-        sleep: Sleep,
-        rng: random.Random | None,
-        meter: UsageMeter | None,
-    ) -> None:
-        self.options = options or BackendOptions()
-        self.meter = meter
-        self._retrying = Retrying(self.name, retry, sleep, rng)
 
     def complete(self, prompt: PromptParts) -> Completion:
         completion = self._retrying.run(lambda: self._call(prompt))

@@ -31,24 +31,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-import random
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from routesim_evolve.reflect.base import (
-    BackendOptions,
-    PromptParts,
-    Retrying,
-    RetryPolicy,
-    Sleep,
-    UsageMeter,
-)
+from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, gofmt_error
 from routesim_evolve.reflect.process import STDERR_TAIL, CLIRun, run_cli
@@ -149,7 +140,7 @@ def scrubbed_env(
     return env
 
 
-class AgentCLIBackend:
+class AgentCLIBackend(PlumbedBackend):
     """What `claude` and `codex` share; subclasses supply the command lines
     and read the reply and its usage from the tool's event stream."""
 
@@ -170,24 +161,18 @@ class AgentCLIBackend:
         *,
         base_url: str | None = None,
         executable: str | None = None,
-        options: BackendOptions | None = None,
         scratch_root: Path | None = None,
         extra_env: Mapping[str, str] | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = time.sleep,
-        rng: random.Random | None = None,
-        meter: UsageMeter | None = None,
+        **plumbing: Unpack[Plumbing],
     ) -> None:
         self.name = ":".join(p for p in (self.tool, model, effort) if p)
         self.model = model
         self.effort = effort
         self.base_url = base_url
         self.executable = executable or self.tool
-        self.options = options or BackendOptions()
+        super().__init__(**plumbing)
         self._scratch_root = scratch_root
         self._extra_env = dict(extra_env or {})
-        self.meter = meter
-        self._retrying = Retrying(self.name, retry, sleep, rng)
 
     # -- subclass hooks ---------------------------------------------------
 

@@ -13,19 +13,14 @@ from __future__ import annotations
 
 import logging
 import os
-import random
-import time
-from typing import Any
+from typing import Any, Unpack
 
 import openai
 
 from routesim_evolve.reflect.base import (
     APIBackend,
-    BackendOptions,
+    Plumbing,
     PromptParts,
-    RetryPolicy,
-    Sleep,
-    UsageMeter,
 )
 from routesim_evolve.reflect.openai_errors import api_call, check_model
 from routesim_evolve.reflect.usage import Completion, Usage
@@ -44,16 +39,12 @@ class CompatibleBackend(APIBackend):
         base_url: str,
         *,
         client: openai.OpenAI | None = None,
-        options: BackendOptions | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = time.sleep,
-        rng: random.Random | None = None,
-        meter: UsageMeter | None = None,
+        **plumbing: Unpack[Plumbing],
     ) -> None:
         self.name = f"openai-compatible:{model}@{base_url}"
         self.model = model
         self.base_url = base_url
-        super().__init__(options=options, retry=retry, sleep=sleep, rng=rng, meter=meter)
+        super().__init__(**plumbing)
         self._client = client or openai.OpenAI(
             base_url=base_url, api_key=os.environ.get(KEY_VARIABLE) or NO_KEY, max_retries=0
         )

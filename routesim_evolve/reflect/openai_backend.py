@@ -12,19 +12,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import random
-import time
-from typing import Any
+from typing import Any, Unpack
 
 import openai
 
 from routesim_evolve.reflect.base import (
     APIBackend,
-    BackendOptions,
+    Plumbing,
     PromptParts,
-    RetryPolicy,
-    Sleep,
-    UsageMeter,
 )
 from routesim_evolve.reflect.errors import BackendUnavailable
 from routesim_evolve.reflect.models import openai_reasons
@@ -42,15 +37,11 @@ class OpenAIBackend(APIBackend):
         *,
         base_url: str | None = None,
         client: openai.OpenAI | None = None,
-        options: BackendOptions | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = time.sleep,
-        rng: random.Random | None = None,
-        meter: UsageMeter | None = None,
+        **plumbing: Unpack[Plumbing],
     ) -> None:
         self.name = ":".join(p for p in ("openai", model, effort) if p)
         self.model = model
-        super().__init__(options=options, retry=retry, sleep=sleep, rng=rng, meter=meter)
+        super().__init__(**plumbing)
         self.effort = effort
         if effort and not openai_reasons(model):
             log.warning("%s: not a reasoning model; effort %r is not sent", model, effort)
