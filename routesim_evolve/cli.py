@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,11 @@ TIMEOUT = click.option(
     "--timeout", type=click.FloatRange(min=1), default=_run_default("timeout"), show_default=True,
     help="Wall-clock seconds one candidate may run on one scenario.",
 )
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """How eval and compare run their pairs: concurrency, time limit, executor."""
+    return WORKERS(TIMEOUT(EXECUTOR(RAY_ADDRESS(command))))
 
 
 def _fail(message: str) -> None:
@@ -183,10 +189,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
 @click.option("--scenarios", help="Only these scenarios of the split (comma-separated names).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the results as JSON here.")
-@WORKERS
-@TIMEOUT
-@EXECUTOR
-@RAY_ADDRESS
+@run_options
 def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: str | None,
                  json_out: Path | None, workers: int | None, timeout: float, executor: str,
                  ray_address: str | None) -> None:
@@ -207,10 +210,7 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
               help="Also write the comparison as JSON here.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the tables and plots as one self-contained HTML page here.")
-@WORKERS
-@TIMEOUT
-@EXECUTOR
-@RAY_ADDRESS
+@run_options
 def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
                     revalidate: int, json_out: Path | None, html_out: Path | None,
                     workers: int | None, timeout: float, executor: str,

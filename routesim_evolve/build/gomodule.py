@@ -75,21 +75,20 @@ def build_env(*, home: Path | None = None) -> dict[str, str]:
     return env
 
 
+def _go_says(*args: str) -> str:
+    """What a quick `go ARGS` query prints, as builds here see it."""
+    try:
+        out = subprocess.run([go_binary(), *args], capture_output=True, text=True, check=True,
+                             timeout=60, env=build_env())
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GoToolchainError(f"`go {' '.join(args)}` failed: {exc}") from exc
+    return out.stdout.strip()
+
+
 @functools.cache
 def go_version() -> str:
     """`go version`'s output, part of every binary's key."""
-    try:
-        out = subprocess.run(
-            [go_binary(), "version"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-            env=build_env(),
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise GoToolchainError(f"`go version` failed: {exc}") from exc
-    return out.stdout.strip()
+    return _go_says("version")
 
 
 #: What installs the Go modules (and everything else) on a new machine.
@@ -165,12 +164,7 @@ def module_fingerprint(go_dir: Path | None = None, *, include_candidate: bool = 
 @functools.cache
 def go_env(name: str) -> str:
     """One `go env` value (e.g. GOMODCACHE) as builds here see it."""
-    try:
-        out = subprocess.run([go_binary(), "env", name], capture_output=True, text=True,
-                             check=True, timeout=60, env=build_env())
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise GoToolchainError(f"`go env {name}` failed: {exc}") from exc
-    return out.stdout.strip()
+    return _go_says("env", name)
 
 
 

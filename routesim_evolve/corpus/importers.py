@@ -23,7 +23,7 @@ import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 import orjson
 from pydantic import BaseModel, ConfigDict
@@ -122,23 +122,37 @@ def _fit_htlc_max(
     return fitted
 
 
+class PolicyKeys(NamedTuple):
+    """Where a dump format keeps each field of a channel direction's policy."""
+
+    base: str
+    rate: str
+    delay: str
+    htlc_min: str
+    htlc_max: str
+
+
+LNCLI_POLICY = PolicyKeys(base="fee_base_msat", rate="fee_rate_milli_msat",
+                          delay="time_lock_delta", htlc_min="min_htlc",
+                          htlc_max="max_htlc_msat")
+LISTCHANNELS_POLICY = PolicyKeys(base="base_fee_millisatoshi", rate="fee_per_millionth",
+                                 delay="delay", htlc_min="htlc_minimum_msat",
+                                 htlc_max="htlc_maximum_msat")
+
+
 def _policy(
-    *,
-    base: object,
-    rate: object,
-    delay: object,
-    htlc_min: object,
-    htlc_max: object,
-    disabled: bool,
-    capacity_sat: int,
+    raw: Mapping[str, Any], keys: PolicyKeys, *, disabled: bool, capacity_sat: int,
     report: ImportReport,
 ) -> Policy:
-    minimum = max(0, as_int(htlc_min))
+    """One direction's policy from a dump's record, its numbers clamped to
+    what the wire format can carry."""
+    minimum = max(0, as_int(raw.get(keys.htlc_min)))
+    htlc_max = raw.get(keys.htlc_max)
     maximum = as_int(htlc_max, default=0) if htlc_max is not None else None
     return Policy(
-        fee_base_msat=_uint(as_int(base), _UINT32_MAX),
-        fee_rate_ppm=_uint(as_int(rate), _UINT32_MAX),
-        cltv_delta=_uint(as_int(delay), _UINT16_MAX),
+        fee_base_msat=_uint(as_int(raw.get(keys.base)), _UINT32_MAX),
+        fee_rate_ppm=_uint(as_int(raw.get(keys.rate)), _UINT32_MAX),
+        cltv_delta=_uint(as_int(raw.get(keys.delay)), _UINT16_MAX),
         htlc_min_msat=minimum,
         htlc_max_msat=_fit_htlc_max(maximum, minimum, capacity_sat, report),
         disabled=disabled,
@@ -215,16 +229,8 @@ def _lncli_channel(
     def policy(raw: Mapping[str, Any] | None) -> Policy | None:
         if not raw:
             return None
-        return _policy(
-            base=raw.get("fee_base_msat"),
-            rate=raw.get("fee_rate_milli_msat"),
-            delay=raw.get("time_lock_delta"),
-            htlc_min=raw.get("min_htlc"),
-            htlc_max=raw.get("max_htlc_msat"),
-            disabled=bool(raw.get("disabled", False)),
-            capacity_sat=capacity,
-            report=report,
-        )
+        return _policy(raw, LNCLI_POLICY, disabled=bool(raw.get("disabled", False)),
+                       capacity_sat=capacity, report=report)
 
     scid = format_scid(as_int(edge.get("channel_id")))
     return _channel(
@@ -307,16 +313,8 @@ def _listchannels_channel(
         raw = latest.get((source, destination))
         if raw is None:
             return None
-        return _policy(
-            base=raw.get("base_fee_millisatoshi"),
-            rate=raw.get("fee_per_millionth"),
-            delay=raw.get("delay"),
-            htlc_min=raw.get("htlc_minimum_msat"),
-            htlc_max=raw.get("htlc_maximum_msat"),
-            disabled=not raw.get("active", True),
-            capacity_sat=capacity,
-            report=report,
-        )
+        return _policy(raw, LISTCHANNELS_POLICY, disabled=not raw.get("active", True),
+                       capacity_sat=capacity, report=report)
 
     return _channel(scid, a, b, capacity, policy(a, b), policy(b, a))
 

@@ -15,30 +15,31 @@ class _Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class IntRange(_Settings):
+class _Range(_Settings):
+    """A range whose ends are in order."""
+
+    min: float
+    max: float
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} exceeds max {self.max}")
+        return self
+
+
+class IntRange(_Range):
     """Inclusive range of whole numbers, drawn uniformly."""
 
     min: int = Field(ge=0)
     max: int = Field(ge=0)
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
-        if self.min > self.max:
-            raise ValueError(f"min {self.min} exceeds max {self.max}")
-        return self
 
-
-class FloatRange(_Settings):
+class FloatRange(_Range):
     """Closed range of numbers."""
 
     min: float = Field(ge=0)
     max: float = Field(ge=0)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
-        if self.min > self.max:
-            raise ValueError(f"min {self.min} exceeds max {self.max}")
-        return self
 
 
 class AttributionRates(_Settings):
