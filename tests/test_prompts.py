@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from routesim_evolve.corpus.load import load_manifest
-from routesim_evolve.reflect.prompts import PromptError, PromptPack
+from routesim_evolve.reflect.prompts import GoDocs, PromptError, PromptPack
 from routesim_evolve.score.axes import ScoreAxes
 from routesim_evolve.score.feedback import ScenarioFeedback
+
+NO_DOCS = GoDocs(contract="", toolkit="")
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +26,9 @@ def test_static_part_states_the_contract_and_the_manifest_numbers(manifest):
     request = "RequestRoute(amt lnwire.MilliSatoshi, inFlightHtlcs uint32) (*route.Route, error)"
     assert request in static
     assert "func NewRouteFromHops(" in static
+    # The toolkit's whole API, so that candidates build on it.
+    assert "func NewSearcher(g *Graph) *Searcher" in static
+    assert "github.com/routesim-evolve/routesim/routekit" in static
     rates = manifest.degraded_attribution()
     assert f"{100 * rates.stripped_rate:.0f}% of failure reports arrive **stripped**" in static
     assert "github.com/routesim-evolve/routesim/routing" in static  # the allow-list
@@ -48,8 +53,8 @@ def test_degraded_is_refused_without_an_attribution_arena(tmp_path):
 
     plain = load_manifest(make_corpus(tmp_path / "plain", arenas="base,drift"))
     with pytest.raises(PromptError, match="attribution arena"):
-        PromptPack(plain, degraded=True, contract="")
-    assert "drift" in PromptPack(plain, contract="").static.lower()
+        PromptPack(plain, degraded=True, docs=NO_DOCS)
+    assert "drift" in PromptPack(plain, docs=NO_DOCS).static.lower()
 
 
 def test_lessons_file_bullets_reach_the_background(manifest, tmp_path):
@@ -60,7 +65,7 @@ def test_lessons_file_bullets_reach_the_background(manifest, tmp_path):
                        "- Split by capacity.\n\nprose after\n")
     found = read_lessons(lessons)
     assert found == ["Learn across payments: decay what you learned.", "Split by capacity."]
-    static = PromptPack(manifest, lessons=found, contract="").static
+    static = PromptPack(manifest, lessons=found, docs=NO_DOCS).static
     assert "What earlier champions learned" in static and "- Split by capacity." in static
     assert read_lessons(tmp_path / "none.md") == []
 

@@ -23,7 +23,7 @@ from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.agentic import AGENT_LOG, AgenticProposer, AgentWorkspace
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.errors import ProposalFailed
-from routesim_evolve.reflect.prompts import PromptPack
+from routesim_evolve.reflect.prompts import GoDocs, PromptPack
 from routesim_evolve.reflect.usage import Completion
 from routesim_evolve.score.axes import ScoreAxes
 from routesim_evolve.score.evaluator import LndReferences
@@ -50,6 +50,9 @@ class Fixed(Proposer):
         if self.fail:
             raise self.fail
         return self.child
+
+
+STUB_DOCS = GoDocs(contract="(contract)", toolkit="(toolkit)")
 
 
 def feedback(scenario: str, arena: str) -> ScenarioFeedback:
@@ -209,7 +212,7 @@ def _agent_run(tmp_path: Path, tiny_corpus: Path) -> tuple[AgentWorkspace, list]
 def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(
     tmp_path, tiny_corpus, seed_source, caplog
 ):
-    pack = PromptPack(load_manifest(tiny_corpus), contract="(contract)")
+    pack = PromptPack(load_manifest(tiny_corpus), docs=STUB_DOCS)
     workspace, train = _agent_run(tmp_path, tiny_corpus)
     agent = FakeAgent(lambda src: src.replace("maxHops = 20", "maxHops = 12"))
     proposer = AgenticProposer(agent, pack, workspace)
@@ -263,7 +266,7 @@ def test_verdicts_reach_the_proposer_that_proposed_even_after_a_rotation():
 def test_the_next_prompt_says_the_reply_changed_nothing_once(tiny_corpus, seed_source):
     from routesim_evolve.propose.base import PromptedProposer
 
-    proposer = PromptedProposer(PromptPack(load_manifest(tiny_corpus), contract="(contract)"))
+    proposer = PromptedProposer(PromptPack(load_manifest(tiny_corpus), docs=STUB_DOCS))
     assert "Note:" not in proposer.prompt(seed_source, []).dynamic
     proposer.on_unchanged("your previous reply was identical to the candidate")
     assert proposer.snapshot() == {"note": "your previous reply was identical to the candidate"}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.build.allowlist import load_allowlist
 from routesim_evolve.build.fsutil import atomic_write
@@ -47,20 +48,37 @@ CONTRACT_DOCS: tuple[tuple[str, ...], ...] = (
     ("github.com/lightningnetwork/lnd/routing/route", "Route.TotalFees"),
     ("github.com/lightningnetwork/lnd/lnwire", "FailureMessage"),
 )
+# And the trusted toolkit a candidate may build on, whole: a model that does
+# not know its API rewrites its machinery into every candidate.
+TOOLKIT_DOCS: tuple[tuple[str, ...], ...] = (("-all", "./routekit"),)
+
+
+class GoDocs(BaseModel):
+    """The Go declarations the prompt quotes (from `go doc`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    contract: str
+    toolkit: str
 
 
 class PromptError(Exception):
     """The prompt cannot be rendered (e.g. --degraded without an attribution arena)."""
 
 
-def contract_doc(go_dir: Path | None = None) -> str:
-    """The contract's Go declarations from `go doc`, cached by module content."""
+def go_docs(go_dir: Path | None = None) -> GoDocs:
+    """The contract's and the toolkit's declarations, cached by module content."""
     go_dir = go_dir or go_module_dir()
-    cached = cache_root() / "prompts" / f"contract-{go_fingerprint(go_dir)}.txt"
+    return GoDocs(contract=_go_doc(go_dir, "contract", CONTRACT_DOCS),
+                  toolkit=_go_doc(go_dir, "toolkit", TOOLKIT_DOCS))
+
+
+def _go_doc(go_dir: Path, name: str, queries: tuple[tuple[str, ...], ...]) -> str:
+    cached = cache_root() / "prompts" / f"{name}-{go_fingerprint(go_dir)}.txt"
     if cached.is_file():
         return cached.read_text()
     parts = []
-    for args in CONTRACT_DOCS:
+    for args in queries:
         out = subprocess.run(
             [go_binary(), "doc", *args],
             cwd=go_dir,
@@ -87,7 +105,7 @@ class PromptPack:
         degraded: bool = False,
         pack_dir: Path = DEFAULT_PACK,
         lessons: Sequence[str] = (),
-        contract: str | None = None,
+        docs: GoDocs | None = None,
     ) -> None:
         if degraded and manifest.degraded_attribution() is None:
             raise PromptError(
@@ -105,7 +123,9 @@ class PromptPack:
         self.degraded = degraded
         self.context = world_context(manifest, degraded=degraded)
         self.context["lessons"] = list(lessons)
-        self.context["contract_doc"] = contract if contract is not None else contract_doc()
+        docs = docs or go_docs()
+        self.context["contract_doc"] = docs.contract
+        self.context["toolkit_doc"] = docs.toolkit
         self.static = self._render_static()
 
     def _render_static(self) -> str:
