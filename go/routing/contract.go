@@ -176,6 +176,34 @@ type SimRouter interface {
 	ReportAttempt(attemptID uint64, rt *route.Route, result *SimAttemptResult) error
 }
 
+// SimPaymentOutcome is how a payment ended, as the sender learns it.
+type SimPaymentOutcome struct {
+	// Success is true when the whole amount was delivered.
+	Success bool
+
+	// Delivered is the amount that reached the target: all of it on
+	// success; for a failed atomic payment 0, its held shards released.
+	Delivered lnwire.MilliSatoshi
+
+	// Fees is what the delivered shards paid.
+	Fees lnwire.MilliSatoshi
+
+	// Released is true when the receiver released the shards it held (a
+	// failed atomic payment): the liquidity they locked is back where it
+	// was, and no fee was paid.
+	Released bool
+}
+
+// PaymentEndObserver is an optional interface of a SimRouter. The simulator
+// calls PaymentEnded once, after the payment's last ReportAttempt, when it
+// has settled or released what the payment held; a router that does not
+// implement it is never told. It lets a router book what settled shards
+// moved at the moment they moved, instead of at its next payment.
+type PaymentEndObserver interface {
+	// PaymentEnded tells the router how its payment ended.
+	PaymentEnded(outcome *SimPaymentOutcome)
+}
+
 // RouterFactory makes the router for one payment. It has the signature of a
 // candidate's newCandidateRouter. The view, the source and the local
 // balances are those of the scenario at the moment the payment starts.

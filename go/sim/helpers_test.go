@@ -120,11 +120,16 @@ func lineRoute(t *testing.T, w *World, hops int, amt lnwire.MilliSatoshi) *route
 }
 
 // scriptedRouter returns the routes of a script, one per request, and
-// records the results it is told.
+// records the results and the payment outcomes it is told.
 type scriptedRouter struct {
 	routes  []*route.Route
 	next    int
 	results []*routing.SimAttemptResult
+	ended   []routing.SimPaymentOutcome
+}
+
+func (r *scriptedRouter) PaymentEnded(outcome *routing.SimPaymentOutcome) {
+	r.ended = append(r.ended, *outcome)
 }
 
 func (r *scriptedRouter) RequestRoute(lnwire.MilliSatoshi, uint32) (*route.Route, error) {

@@ -267,6 +267,23 @@ func (p *paymentRun) finish() {
 	}
 	p.res.DeliveredMsat = uint64(p.delivered)
 	p.res.FeeMsat = uint64(p.fees)
+	p.tellRouter(success)
+}
+
+// tellRouter calls the router's PaymentEnded, if it has one, with a copy of
+// the outcome: what it does with it cannot touch the result.
+func (p *paymentRun) tellRouter(success bool) {
+	observer, ok := p.router.(routing.PaymentEndObserver)
+	if !ok {
+		return
+	}
+	outcome := &routing.SimPaymentOutcome{
+		Success:   success,
+		Delivered: p.delivered,
+		Fees:      p.fees,
+		Released:  p.spec.Atomic && !success && len(p.held) > 0,
+	}
+	p.timed(func() { observer.PaymentEnded(outcome) })
 }
 
 // addSat adds two amounts, saturating at the largest instead of wrapping.

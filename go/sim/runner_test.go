@@ -40,7 +40,8 @@ func TestRunExamplesConserveFunds(t *testing.T) {
 
 // TestAtomicHoldAndRelease checks that arrived shards of an atomic payment
 // hold liquidity until the payment ends, settle together on success, and
-// are released (no fee, nothing moved) on failure.
+// are released (no fee, nothing moved) on failure; a router that observes
+// payment ends is told which.
 func TestAtomicHoldAndRelease(t *testing.T) {
 	const part = lnwire.MilliSatoshi(40_000_000)
 	for _, complete := range []bool{true, false} {
@@ -64,6 +65,12 @@ func TestAtomicHoldAndRelease(t *testing.T) {
 		}
 		if res.Success != complete {
 			t.Fatalf("complete=%v: success %v (%s)", complete, res.Success, res.FailureReason)
+		}
+		// The router hears once how its payment ended, as the result says.
+		want := routing.SimPaymentOutcome{Success: complete, Released: !complete,
+			Delivered: lnwire.MilliSatoshi(res.DeliveredMsat), Fees: lnwire.MilliSatoshi(res.FeeMsat)}
+		if len(r.ended) != 1 || r.ended[0] != want {
+			t.Fatalf("complete=%v: router told %+v, want [%+v]", complete, r.ended, want)
 		}
 		after := balances(w)
 		if !complete {
