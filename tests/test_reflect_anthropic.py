@@ -12,6 +12,7 @@ from routesim_evolve.reflect.anthropic_backend import AnthropicBackend
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.reflect.errors import BackendUnavailable
 from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.usage import Usage
 
 
 def test_request_carries_cache_marker_model_and_effort() -> None:
@@ -55,11 +56,14 @@ def test_an_empty_reply_is_quoted_in_the_follow_up_not_sent_empty() -> None:
 
 
 def test_usage_is_read_from_the_stream_and_split_by_cache_ttl() -> None:
-    reply = ANTHROPIC.ok(GOOD_REPLY, input_tokens=50, output_tokens=900, cache_write=3000,
-                         cache_write_1h=3000, cache_read=0)
+    # On the wire: 4,000 tokens written to the cache, 3,000 of them for an hour.
+    sent = Usage(input_tokens=50, output_tokens=900, cache_write_tokens=1000,
+                 cache_write_1h_tokens=3000, cache_read_tokens=200)
+    reply = ANTHROPIC.ok(GOOD_REPLY, usage=sent)
     usage = ANTHROPIC.backend(QueuedServer([reply])).complete(PROMPT).usage
     assert (usage.input_tokens, usage.output_tokens) == (50, 900)
-    assert (usage.cache_write_tokens, usage.cache_write_1h_tokens) == (0, 3000)
+    assert (usage.cache_write_tokens, usage.cache_write_1h_tokens) == (1000, 3000)
+    assert usage.cache_read_tokens == 200
 
 
 def test_one_hour_cache_ttl_is_sent_when_chosen() -> None:

@@ -11,6 +11,7 @@ from sdk_transport import GOOD_REPLY, OPENAI, PROMPT, QueuedServer
 
 from routesim_evolve.reflect.errors import BackendUnavailable
 from routesim_evolve.reflect.openai_backend import OpenAIBackend, cache_key
+from routesim_evolve.reflect.usage import Usage
 
 
 def test_request_puts_static_first_with_model_effort_and_cache_key() -> None:
@@ -33,7 +34,9 @@ def test_no_effort_sends_no_reasoning_config() -> None:
 
 
 def test_usage_counts_cached_input_apart() -> None:
-    reply = OPENAI.ok(GOOD_REPLY, input_tokens=5000, cached_tokens=4096, output_tokens=700)
+    # On the wire: 5,000 input tokens, of which 4,096 were cached.
+    reply = OPENAI.ok(GOOD_REPLY, usage=Usage(input_tokens=904, cache_read_tokens=4096,
+                                              output_tokens=700))
     usage = OPENAI.backend(QueuedServer([reply])).complete(PROMPT).usage
     assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (904, 4096, 700)
 
