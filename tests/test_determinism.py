@@ -6,13 +6,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from repo_files import SEED_PATH
+
 from routesim_evolve.corpus.load import load_split
 from routesim_evolve.report.heldout import examples_of
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.runner import run_candidate
 
-REPO = Path(__file__).resolve().parents[1]
-SEED = (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
+SEED = SEED_PATH.read_text()
 
 # The seed, made to depend on map iteration order: it walks a map of its
 # candidate shard sizes and keeps the first one met.

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from repo_files import SEED_PATH
 
 from routesim_evolve.build.cache import BuildLimits, default_cache
 from routesim_evolve.corpus.load import load_split
@@ -43,9 +44,6 @@ from routesim_evolve.score.evaluator import (
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunStatus
 from routesim_evolve.textclip import MAX_FEEDBACK_CHARS
-
-REPO = Path(__file__).resolve().parents[1]
-SEED_PATH = REPO / "go" / "cmd" / "routesim" / "candidate_impl.go"
 
 MIB = 1 << 20
 #: The run limits of every case: short, so that the suite stays quick.
