@@ -1,6 +1,6 @@
-"""What every SDK back-end does alike — a follow-up after a reply with no
-code, backoff and Retry-After, giving up, permanent errors — tested on each
-provider's recorded wire shapes through its real SDK client."""
+"""What the Anthropic and OpenAI back-ends do alike — a follow-up after a
+reply with no code, backoff and Retry-After, giving up, permanent errors —
+tested on each provider's recorded wire shapes through its real SDK client."""
 
 from __future__ import annotations
 
