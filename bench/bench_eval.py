@@ -14,7 +14,6 @@ The project's goal is under 15 s warm on a 2-core machine.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import tempfile
@@ -22,14 +21,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from bench_common import split_parser
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=REPO / "corpus")
-    parser.add_argument("--split", default="val")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = split_parser(__doc__)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-eval-") as cache:
         # A private cache dir: the binary and reference caches start empty.

@@ -17,20 +17,16 @@ run); its speed-up comes from more machines (docs/ray.md).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from bench_common import split_parser
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=REPO / "corpus")
-    parser.add_argument("--split", default="val")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = split_parser(__doc__)
     parser.add_argument("--ray-address", help="a running cluster (default: a new local one)")
     args = parser.parse_args()
 

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from repo_files import REPO, SEED_PATH
 
 
 def make_corpus(out: Path, *, arenas: str = "base,attribution", seed: int = 3) -> Path:
@@ -30,4 +29,4 @@ def tiny_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def seed_source() -> str:
-    return (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
+    return SEED_PATH.read_text()

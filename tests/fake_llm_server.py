@@ -10,11 +10,13 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import llm_shapes
+
+from routesim_evolve.reflect.usage import Usage
 
 
 @dataclass
@@ -34,7 +36,7 @@ class Answer:
     status: int = 200
     error: dict[str, Any] | None = None
     stall_s: float = 0.0
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: Usage | None = None  # None: the API shape's default
 
 
 Reply = Callable[[Request], Answer]
@@ -111,12 +113,12 @@ class FakeLLMServer:
                 model = str(body.get("model", ""))
                 if self.path.endswith("/messages"):
                     payload = llm_shapes.anthropic_stream(answer.text, model=model,
-                                                          **answer.usage)
+                                                          usage=answer.usage)
                 elif self.path.endswith("/responses"):
                     payload = llm_shapes.responses_stream(answer.text, model=model,
-                                                          **answer.usage)
+                                                          usage=answer.usage)
                 elif self.path.endswith("/chat/completions"):
-                    payload = llm_shapes.chat_stream(answer.text, model=model, **answer.usage)
+                    payload = llm_shapes.chat_stream(answer.text, model=model, usage=answer.usage)
                 else:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return

@@ -10,7 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from routesim_evolve.reflect.usage import Usage
+
 MODEL_CREATED = "2026-07-24T00:00:00Z"
+# What a reply reports when a test does not say (`usage=None`).
+ANTHROPIC_USAGE = Usage(input_tokens=12, output_tokens=340)
+RESPONSES_USAGE = Usage(input_tokens=176, cache_read_tokens=1024, output_tokens=400)
+CHAT_USAGE = Usage(input_tokens=900, output_tokens=300)
 
 
 def sse(events: list[tuple[str | None, Any]]) -> bytes:
@@ -22,25 +28,19 @@ def sse(events: list[tuple[str | None, Any]]) -> bytes:
     return "".join(out).encode()
 
 
-def anthropic_stream(
-    text: str,
-    *,
-    model: str = "claude-opus-4-7",
-    stop_reason: str = "end_turn",
-    input_tokens: int = 12,
-    output_tokens: int = 340,
-    cache_write: int = 0,
-    cache_read: int = 0,
-    cache_write_1h: int = 0,
-) -> bytes:
-    """A streamed Messages reply: a thinking block, then the text in two deltas."""
+def anthropic_stream(text: str, *, model: str = "claude-opus-4-7", stop_reason: str = "end_turn",
+                     usage: Usage | None = None) -> bytes:
+    """A streamed Messages reply: a thinking block, then the text in two
+    deltas. Its usage is spelt as the API does: input apart from cache
+    reads and writes, writes split by TTL."""
+    tokens = usage or ANTHROPIC_USAGE
     half = len(text) // 2
     usage_start = {
-        "input_tokens": input_tokens,
-        "cache_creation_input_tokens": cache_write,
-        "cache_read_input_tokens": cache_read,
-        "cache_creation": {"ephemeral_5m_input_tokens": cache_write - cache_write_1h,
-                           "ephemeral_1h_input_tokens": cache_write_1h},
+        "input_tokens": tokens.input_tokens,
+        "cache_creation_input_tokens": tokens.cache_write_tokens + tokens.cache_write_1h_tokens,
+        "cache_read_input_tokens": tokens.cache_read_tokens,
+        "cache_creation": {"ephemeral_5m_input_tokens": tokens.cache_write_tokens,
+                           "ephemeral_1h_input_tokens": tokens.cache_write_1h_tokens},
         "output_tokens": 1,
         "service_tier": "standard",
     }
@@ -67,7 +67,7 @@ def anthropic_stream(
         ("content_block_stop", {"type": "content_block_stop", "index": 1}),
         ("message_delta", {"type": "message_delta",
                            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                           "usage": {"output_tokens": output_tokens}}),
+                           "usage": {"output_tokens": tokens.output_tokens}}),
         ("message_stop", {"type": "message_stop"}),
     ])
 
@@ -81,17 +81,14 @@ def anthropic_model(model: str) -> dict[str, Any]:
     return {"type": "model", "id": model, "display_name": model, "created_at": MODEL_CREATED}
 
 
-def responses_stream(
-    text: str,
-    *,
-    model: str = "gpt-5.5",
-    status: str = "completed",
-    input_tokens: int = 1200,
-    cached_tokens: int = 1024,
-    output_tokens: int = 400,
-) -> bytes:
+def responses_stream(text: str, *, model: str = "gpt-5.5", status: str = "completed",
+                     usage: Usage | None = None) -> bytes:
     """A streamed Responses reply: created, a reasoning item, the message
-    item with its text in two deltas, completed with usage."""
+    item with its text in two deltas, completed with usage, whose input
+    count includes the cached tokens."""
+    tokens = usage or RESPONSES_USAGE
+    input_tokens = tokens.input_tokens + tokens.cache_read_tokens
+    output_tokens = tokens.output_tokens
     half = len(text) // 2
     msg_id, rs_id = "msg_68af4030592c81938ec0a5fbab4a3e9f", "rs_68af4030baa48193b0b43b4c2a176a1a"
     base = {"id": "resp_68af4030592c81938ec0a5fbab4a3e9f", "object": "response",
@@ -103,12 +100,12 @@ def responses_stream(
                "content": [{"type": "output_text", "text": text, "annotations": [],
                             "logprobs": []}]}
     reasoning = {"id": rs_id, "type": "reasoning", "summary": []}
-    usage = {"input_tokens": input_tokens,
-             "input_tokens_details": {"cached_tokens": cached_tokens},
-             "output_tokens": output_tokens,
-             "output_tokens_details": {"reasoning_tokens": output_tokens // 2},
-             "total_tokens": input_tokens + output_tokens}
-    done = {**base, "status": status, "output": [reasoning, message], "usage": usage,
+    usage_block = {"input_tokens": input_tokens,
+                   "input_tokens_details": {"cached_tokens": tokens.cache_read_tokens},
+                   "output_tokens": output_tokens,
+                   "output_tokens_details": {"reasoning_tokens": output_tokens // 2},
+                   "total_tokens": input_tokens + output_tokens}
+    done = {**base, "status": status, "output": [reasoning, message], "usage": usage_block,
             "incomplete_details": {"reason": "max_output_tokens"} if status == "incomplete"
             else None}
     seq = iter(range(100))
@@ -147,17 +144,15 @@ def openai_model(model: str) -> dict[str, Any]:
     return {"id": model, "object": "model", "created": 1756315696, "owned_by": "system"}
 
 
-def chat_stream(
-    text: str,
-    *,
-    model: str = "qwen2.5-coder:32b",
-    finish_reason: str = "stop",
-    prompt_tokens: int = 900,
-    cached_tokens: int | None = None,
-    completion_tokens: int = 300,
-) -> bytes:
+def chat_stream(text: str, *, model: str = "qwen2.5-coder:32b", finish_reason: str = "stop",
+                usage: Usage | None = None) -> bytes:
     """A streamed Chat Completions reply (vLLM / llama.cpp / Ollama shape):
-    a role chunk, content chunks, the finish chunk, the usage chunk, [DONE]."""
+    a role chunk, content chunks, the finish chunk, the usage chunk, [DONE].
+    The prompt count includes cached tokens, itemised only when there are
+    some."""
+    tokens = usage or CHAT_USAGE
+    prompt_tokens = tokens.input_tokens + tokens.cache_read_tokens
+    completion_tokens = tokens.output_tokens
     base = {"id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", "object": "chat.completion.chunk",
             "created": 1756315696, "model": model, "system_fingerprint": "fp_local"}
 
@@ -165,15 +160,16 @@ def chat_stream(
         return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None,
                                      "finish_reason": finish}]}
 
-    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens":
-                             completion_tokens, "total_tokens": prompt_tokens + completion_tokens}
-    if cached_tokens is not None:
-        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
+    usage_chunk: dict[str, Any] = {"prompt_tokens": prompt_tokens,
+                                   "completion_tokens": completion_tokens,
+                                   "total_tokens": prompt_tokens + completion_tokens}
+    if tokens.cache_read_tokens:
+        usage_chunk["prompt_tokens_details"] = {"cached_tokens": tokens.cache_read_tokens}
     pieces = [text[i:i + 40] for i in range(0, len(text), 40)] or [""]
     return sse([
         (None, chunk({"role": "assistant", "content": ""})),
         *[(None, chunk({"content": p})) for p in pieces],
         (None, chunk({}, finish_reason)),
-        (None, {**base, "choices": [], "usage": usage}),
+        (None, {**base, "choices": [], "usage": usage_chunk}),
         (None, "[DONE]"),
     ])

@@ -6,17 +6,15 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from repo_files import SEED_PATH
 
 from routesim_evolve.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
-SEED = REPO / "go" / "cmd" / "routesim" / "candidate_impl.go"
 
 
 def test_eval_prints_candidate_beside_lnd_and_writes_json(tiny_corpus: Path, tmp_path: Path):
     out = tmp_path / "eval.json"
     res = CliRunner().invoke(main, ["eval", "--corpus", str(tiny_corpus), "--split", "val",
-                                    str(SEED), "--json", str(out)])
+                                    str(SEED_PATH), "--json", str(out)])
     assert res.exit_code == 0, res.output
     for router in ("candidate_impl", "lnd-apriori", "lnd-bimodal", "oracle"):
         assert f"| {router} |" in res.output
@@ -30,8 +28,8 @@ def test_eval_prints_candidate_beside_lnd_and_writes_json(tiny_corpus: Path, tmp
 
 def test_compare_pairs_two_candidates_with_revalidation(tiny_corpus: Path, tmp_path: Path):
     variant = tmp_path / "variant.go"
-    variant.write_text(SEED.read_text().replace("maxHops = 20", "maxHops = 3"))
-    res = CliRunner().invoke(main, ["compare", "--corpus", str(tiny_corpus), str(SEED),
+    variant.write_text(SEED_PATH.read_text().replace("maxHops = 20", "maxHops = 3"))
+    res = CliRunner().invoke(main, ["compare", "--corpus", str(tiny_corpus), str(SEED_PATH),
                                     str(variant), "--revalidate", "1"])
     assert res.exit_code == 0, res.output
     assert "| candidate_impl | variant |" in res.output
@@ -68,6 +66,6 @@ def test_malformed_corpus_file_names_file_and_field(tiny_corpus: Path, tmp_path:
     data = json.loads(victim.read_text())
     data["payments"][0]["amount_msat"] = -5
     victim.write_text(json.dumps(data))
-    res = CliRunner().invoke(main, ["eval", "--corpus", str(broken), str(SEED)])
+    res = CliRunner().invoke(main, ["eval", "--corpus", str(broken), str(SEED_PATH)])
     assert res.exit_code != 0
     assert victim.name in res.output and "payments[0].amount_msat" in res.output

@@ -6,12 +6,13 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from repo_files import SEED_PATH
+
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.runner import run_candidate
 
-REPO = Path(__file__).resolve().parents[1]
-SEED = (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
+SEED = SEED_PATH.read_text()
 
 # The seed, made to depend on map iteration order: it walks a map of its
 # candidate shard sizes and keeps the first one met.

@@ -25,8 +25,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from repo_files import SEED_PATH
 
 from routesim_evolve.build.cache import BuildLimits, default_cache
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
@@ -42,9 +44,6 @@ from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunStatus
 from routesim_evolve.simulate.sandbox import SandboxLimits
 from routesim_evolve.textclip import MAX_FEEDBACK_CHARS
-
-REPO = Path(__file__).resolve().parents[1]
-SEED_PATH = REPO / "go" / "cmd" / "routesim" / "candidate_impl.go"
 
 MIB = 1 << 20
 #: The run limits of every case: short, so that the suite stays quick.
@@ -367,10 +366,6 @@ def string_doubling() -> str:
     return 'const s0 = "0123456789abcdef"\n' + consts + "\nvar blob = s26\n\nvar _ = len(blob)\n"
 
 
-def bomb(extra: str) -> Callable[[], str]:
-    return lambda: seed_plus(f"// session {NONCE}\n" + extra)
-
-
 # ---------------------------------------------------------------------------
 # The cases
 
@@ -428,24 +423,94 @@ def param(c: Case) -> object:
     return pytest.param(c, id=c.name)
 
 
+# Sources, built when the case runs.
+
+
+def in_request(go: str, *imports: str) -> Callable[[], str]:
+    """The seed with Go `go` run first in its RequestRoute."""
+    return lambda: seed_with(go, imports=imports)
+
+
+def plus_decls(go: str, *imports: str) -> Callable[[], str]:
+    """The seed with Go declarations `go` appended."""
+    return lambda: seed_plus(go, imports=imports)
+
+
+# Rows that differ only in their data, by what containment means for them.
+
+
+def inert(name: str, klass: str, source: Callable[[], str]) -> object:
+    """Runs, breaks no payment rule and scores exactly as the seed: the
+    attack changed nothing the simulator reads."""
+    return param(Case(name, klass, source, OK, mutation=True, same_as_seed=True))
+
+
+def refused(name: str, klass: str, source: Callable[[], str], *says: str) -> object:
+    """Refused before it is built; the feedback says each of `says`."""
+    return param(Case(name, klass, source, REJECTED, feedback_has=says))
+
+
+def forbidden_import(name: str, decl: str, spec: str, *says: str) -> object:
+    """The seed plus Go `decl`, importing `spec`: refused, the feedback
+    naming the package as forbidden (and saying each of `says`)."""
+    package = spec.split()[-1]
+    return refused(name, "8 classic", plus_decls(decl, spec), f"{package} is forbidden", *says)
+
+
+def panics(
+    name: str, klass: str, source: Callable[[], str], *says: str, **checks: Any
+) -> object:
+    """Stopped as a panic; the feedback says each of `says`."""
+    return param(Case(name, klass, source, (RunStatus.PANIC,), feedback_has=says, **checks))
+
+
+def times_out(name: str, go: str, *imports: str) -> object:
+    """Go `go` in RequestRoute never returns: stopped at the run timeout."""
+    return param(Case(name, "8 classic", in_request(go, *imports), (RunStatus.TIMEOUT,),
+                      feedback_has=("Timed out",), max_seconds=MAX_TIMEOUT_S))
+
+
+def exhausts_memory(name: str, go: str) -> object:
+    """Go `go` in RequestRoute allocates without end: stopped at the memory cap."""
+    return param(Case(name, "8 classic", in_request(go), (RunStatus.MEMORY,),
+                      feedback_has=("memory cap",)))
+
+
+def compiler_bomb(name: str, decl: str) -> object:
+    """Go `decl` (fresh for this session) that the compiler chokes on:
+    stopped by a build limit, and the failure is not compiled twice."""
+    return param(Case(name, "3 compiler bomb", plus_decls(f"// session {NONCE}\n" + decl),
+                      COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True,
+                      max_seconds=MAX_BOMB_S))
+
+
+def route_attack(name: str, breakage: str, error_has: str, *imports: str) -> object:
+    """The seed's route broken by Go `breakage`: the payment fails as
+    invalid_route with `error_has` in its error, and the run goes on."""
+    return param(Case(name, "5 route attack", lambda: broken_route(breakage, imports=imports),
+                      OK, mutation=True, payment_reason="invalid_route", error_has=error_has))
+
+
+#: Where a nondeterministic router is looked for: the first is double-run.
+DOUBLE_RUN = (SCENARIO, "val-base-001", "train-attribution-001")
+LINKNAME = "//go:linkname nanotime runtime.nanotime\nfunc nanotime() int64\n"
+
 CASES = [
     # 1. Shared payment parameters.
-    param(Case(
+    inert(
         "shared-spec-balances-gossip", "1 shared params",
         lambda: hostile(
             new="h.scribble()",
             request="h.scribble()\nreturn h.requestSeed(amt, inFlight)",
             report="err := h.reportSeed(id, rt, res)\nh.scribble()\nscribbleResult(res)\n"
                    "return err",
-            extra=SCRIBBLE),
-        OK, mutation=True, same_as_seed=True)),
+            extra=SCRIBBLE)),
     # 2. Check-then-use: the route handed over is rewritten afterwards.
-    param(Case(
+    inert(
         "route-rewritten-next-request", "2 check-then-use",
         lambda: hostile(request="for _, old := range sentEver {\n    forge(old)\n}\n" + KEEP,
-                        extra=FORGE),
-        OK, mutation=True, same_as_seed=True)),
-    param(Case(
+                        extra=FORGE)),
+    inert(
         "route-rewritten-in-report", "2 check-then-use",
         lambda: hostile(request=KEEP, report="""
             err := h.reportSeed(id, rt, res)
@@ -454,8 +519,7 @@ CASES = [
                 forge(old)
             }
             return err
-            """, extra=FORGE),
-        OK, mutation=True, same_as_seed=True)),
+            """, extra=FORGE)),
     param(Case(
         "route-rewritten-by-goroutine", "2 check-then-use",
         lambda: hostile(request="""
@@ -471,30 +535,21 @@ CASES = [
         # A write racing the copy may change a run: caught, never scored.
         (RunStatus.OK, NONDETERMINISTIC), mutation=True)),
     # 3. Compiler bombs: stopped by a build limit, and never compiled twice.
-    param(Case(
-        "initialised-array-256MiB", "3 compiler bomb",
-        bomb("var big = [1 << 28]byte{1, 1<<28 - 1: 1}\n\nvar _ = big[7]\n"),
-        COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True, max_seconds=MAX_BOMB_S)),
-    param(Case(
-        "string-constant-1GiB", "3 compiler bomb", bomb(string_doubling()),
-        COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True, max_seconds=MAX_BOMB_S)),
-    param(Case(
-        f"generic-chain-depth-{GENERIC_CHAIN_DEPTH}", "3 compiler bomb", bomb(generic_chain()),
-        COMPILE_ERROR, feedback_any=LIMIT_WORDS, rebuild_free=True, max_seconds=MAX_BOMB_S)),
+    compiler_bomb("initialised-array-256MiB",
+                  "var big = [1 << 28]byte{1, 1<<28 - 1: 1}\n\nvar _ = big[7]\n"),
+    compiler_bomb("string-constant-1GiB", string_doubling()),
+    compiler_bomb(f"generic-chain-depth-{GENERIC_CHAIN_DEPTH}", generic_chain()),
     # Documented, not a bomb: a zero tail is not data, the compiler makes the
     # array BSS with one store at start-up (binary ~7 MB, pages untouched).
-    param(Case(
-        "zero-tail-array-256MiB", "3 compiler bomb",
-        lambda: seed_plus("var big = [1 << 28]byte{1}\n\nvar _ = big[7]\n"),
-        OK, mutation=True, same_as_seed=True)),
+    inert("zero-tail-array-256MiB", "3 compiler bomb",
+          plus_decls("var big = [1 << 28]byte{1}\n\nvar _ = big[7]\n")),
     # 4. Nondeterminism.
     param(Case(
-        "map-iteration-order", "4 nondeterminism", lambda: seed_with(MAP_ORDER),
-        (NONDETERMINISTIC,), feedback_has=("iterating over a map",),
-        scenarios=(SCENARIO, "val-base-001", "train-attribution-001"))),
+        "map-iteration-order", "4 nondeterminism", in_request(MAP_ORDER),
+        (NONDETERMINISTIC,), feedback_has=("iterating over a map",), scenarios=DOUBLE_RUN)),
     param(Case(
         "select-over-ready-channels", "4 nondeterminism",
-        lambda: seed_with("""
+        in_request("""
             a, b := make(chan lnwire.MilliSatoshi, 1), make(chan lnwire.MilliSatoshi, 1)
             a <- amt
             b <- max(amt/3, 1)
@@ -503,123 +558,77 @@ CASES = [
             case amt = <-b:
             }
             """),
-        (NONDETERMINISTIC,),
-        scenarios=(SCENARIO, "val-base-001", "train-attribution-001"))),
-    param(Case(
-        "time-now", "4 nondeterminism",
-        lambda: seed_plus("var started = time.Now()\n", imports=('"time"',)),
-        REJECTED, feedback_has=("time.Now differs from run to run",))),
-    param(Case(
-        "rand-intn", "4 nondeterminism",
-        lambda: seed_with("amt /= lnwire.MilliSatoshi(1 + rand.Intn(4))",
-                          imports=('"math/rand"',)),
-        REJECTED, feedback_has=("math/rand.Intn differs",))),
-    param(Case(
-        "time-now-aliased", "4 nondeterminism",
-        lambda: seed_plus("var started = clock.Now\n", imports=('clock "time"',)),
-        REJECTED, feedback_has=("time.Now differs",))),
-    param(Case(
-        "time-now-dot-import", "4 nondeterminism",
-        lambda: seed_plus("var started = Now()\n", imports=('. "time"',)),
-        REJECTED)),
-    param(Case(
-        "rand-intn-dot-import", "4 nondeterminism",
-        lambda: seed_with("amt /= lnwire.MilliSatoshi(1 + Intn(4))",
-                          imports=('. "math/rand"',)),
-        REJECTED)),
+        (NONDETERMINISTIC,), scenarios=DOUBLE_RUN)),
+    refused("time-now", "4 nondeterminism", plus_decls("var started = time.Now()\n", '"time"'),
+            "time.Now differs from run to run"),
+    refused("rand-intn", "4 nondeterminism",
+            in_request("amt /= lnwire.MilliSatoshi(1 + rand.Intn(4))", '"math/rand"'),
+            "math/rand.Intn differs"),
+    refused("time-now-aliased", "4 nondeterminism",
+            plus_decls("var started = clock.Now\n", 'clock "time"'), "time.Now differs"),
+    refused("time-now-dot-import", "4 nondeterminism",
+            plus_decls("var started = Now()\n", '. "time"')),
+    refused("rand-intn-dot-import", "4 nondeterminism",
+            in_request("amt /= lnwire.MilliSatoshi(1 + Intn(4))", '. "math/rand"')),
     param(Case(
         "nondeterministic-after-first-scenario", "4 nondeterminism",
         selective_map_order, (NONDETERMINISTIC,),
         scenarios=("val-base-001", SCENARIO, "train-attribution-001"), witness=SCENARIO)),
     # 5. Route attacks: the payment fails as invalid_route, the run goes on.
-    param(Case(
-        "nil-hop", "5 route attack", lambda: broken_route("rt.Hops[0] = nil"),
-        OK, mutation=True, payment_reason="invalid_route", error_has="hop 0 is nil")),
-    param(Case(
-        "31-hops", "5 route attack",
-        lambda: broken_route("""
-            for len(rt.Hops) < 31 {
-                rt.Hops = append(rt.Hops, rt.Hops[len(rt.Hops)-1])
-            }
-            """),
-        OK, mutation=True, payment_reason="invalid_route", error_has="route has 31 hops")),
-    param(Case(
-        "total-amount-near-2^64", "5 route attack",
-        lambda: broken_route("rt.TotalAmount = lnwire.MilliSatoshi(math.MaxUint64 - 1000)",
-                             imports=('"math"',)),
-        OK, mutation=True, payment_reason="invalid_route", error_has="exceeds the fee budget")),
-    param(Case(
-        "nil-route-nil-error", "5 route attack", lambda: broken_route("rt = nil"),
-        OK, mutation=True, payment_reason="invalid_route", error_has="route is nil")),
-    param(Case(
-        "no-hops", "5 route attack", lambda: broken_route("rt.Hops = rt.Hops[:0]"),
-        OK, mutation=True, payment_reason="invalid_route", error_has="route has no hops")),
-    param(Case(
-        "21-hops-that-exist", "5 route attack", lambda: broken_route(BOUNCE_21),
-        OK, mutation=True, payment_reason="invalid_route", error_has="hops")),
+    route_attack("nil-hop", "rt.Hops[0] = nil", "hop 0 is nil"),
+    route_attack("31-hops", """
+        for len(rt.Hops) < 31 {
+            rt.Hops = append(rt.Hops, rt.Hops[len(rt.Hops)-1])
+        }
+        """, "route has 31 hops"),
+    route_attack("total-amount-near-2^64",
+                 "rt.TotalAmount = lnwire.MilliSatoshi(math.MaxUint64 - 1000)",
+                 "exceeds the fee budget", '"math"'),
+    route_attack("nil-route-nil-error", "rt = nil", "route is nil"),
+    route_attack("no-hops", "rt.Hops = rt.Hops[:0]", "route has no hops"),
+    route_attack("21-hops-that-exist", BOUNCE_21, "hops"),
     # 6. Untrusted output.
-    param(Case(
-        "forged-panic-then-real", "6 untrusted output",
-        lambda: seed_with(f"{FORGED_PANIC}\n{REAL_PANIC}"),
-        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,), feedback_lacks=("forged",))),
-    param(Case(
-        "forged-panic-unterminated-line", "6 untrusted output",
-        lambda: seed_with(f'{FORGED_PANIC}\nprint("x")\n{REAL_PANIC}'),
-        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,), feedback_lacks=("forged",))),
-    param(Case(
-        "forged-scenario-error", "6 untrusted output",
-        lambda: seed_with(f'print("routesim: ")\n{REAL_PANIC}'),
-        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,))),
-    param(Case(
-        "forged-out-of-memory", "6 untrusted output",
-        lambda: seed_with(f'println("fatal error: out of memory")\n{REAL_PANIC}'),
-        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,))),
-    param(Case(
-        "megabytes-of-output-then-panic", "6 untrusted output",
-        lambda: seed_with(MEGABYTES + f"\n{REAL_PANIC}", imports=('"fmt"', '"strings"')),
-        (RunStatus.PANIC,), feedback_has=(REAL_PANIC_TEXT,), feedback_lacks=("forged",),
-        max_feedback=MAX_FEEDBACK_CHARS + 100)),
+    panics("forged-panic-then-real", "6 untrusted output",
+           in_request(f"{FORGED_PANIC}\n{REAL_PANIC}"), REAL_PANIC_TEXT,
+           feedback_lacks=("forged",)),
+    panics("forged-panic-unterminated-line", "6 untrusted output",
+           in_request(f'{FORGED_PANIC}\nprint("x")\n{REAL_PANIC}'), REAL_PANIC_TEXT,
+           feedback_lacks=("forged",)),
+    panics("forged-scenario-error", "6 untrusted output",
+           in_request(f'print("routesim: ")\n{REAL_PANIC}'), REAL_PANIC_TEXT),
+    panics("forged-out-of-memory", "6 untrusted output",
+           in_request(f'println("fatal error: out of memory")\n{REAL_PANIC}'), REAL_PANIC_TEXT),
+    panics("megabytes-of-output-then-panic", "6 untrusted output",
+           in_request(MEGABYTES + f"\n{REAL_PANIC}", '"fmt"', '"strings"'), REAL_PANIC_TEXT,
+           feedback_lacks=("forged",), max_feedback=MAX_FEEDBACK_CHARS + 100),
     # A panic message of its own a megabyte long: the headline is cut from the
     # captured output (head and tail kept), but the feedback stays capped.
-    param(Case(
-        "megabytes-then-megabyte-panic", "6 untrusted output",
-        lambda: seed_with(MEGABYTES + '\npanic("real: " + strings.Repeat("w", 1<<20))',
-                          imports=('"fmt"', '"strings"')),
-        (RunStatus.PANIC,), feedback_has=("panicked",),
-        max_feedback=MAX_FEEDBACK_CHARS + 100)),
+    panics("megabytes-then-megabyte-panic", "6 untrusted output",
+           in_request(MEGABYTES + '\npanic("real: " + strings.Repeat("w", 1<<20))',
+                      '"fmt"', '"strings"'),
+           "panicked", max_feedback=MAX_FEEDBACK_CHARS + 100),
     param(Case(
         "megabyte-error-texts", "6 untrusted output",
-        lambda: seed_with('return nil, errors.New(strings.Repeat("e", 1<<20))',
-                          imports=('"strings"',)),
+        in_request('return nil, errors.New(strings.Repeat("e", 1<<20))', '"strings"'),
         OK, mutation=True, max_feedback=MAX_FEEDBACK_CHARS + 100)),
     # 7. Directives and names.
-    param(Case(
-        "plus-build-no-space", "7 directives/names",
-        lambda: "//+build ignore\n\n" + seed(), REJECTED, feedback_has=("directive",))),
-    param(Case(
-        "go-build-constraint", "7 directives/names",
-        lambda: "//go:build ignore\n\n" + seed(), REJECTED, feedback_has=("directive",))),
-    param(Case(
-        "linkname-without-unsafe", "7 directives/names",
-        lambda: seed_plus("//go:linkname nanotime runtime.nanotime\nfunc nanotime() int64\n"),
-        REJECTED, feedback_has=("directive",))),
-    param(Case(
-        "line-directive", "7 directives/names",
-        lambda: seed_with("/*line sim/payment.go:1*/\npanic(amt)"),
-        REJECTED, feedback_has=("directive",))),
-    param(Case(
-        "names-main", "7 directives/names", lambda: seed_plus("var _ = main\n"),
-        REJECTED, feedback_has=("main belongs to the simulator",))),
-    param(Case(
-        "func-init", "7 directives/names", lambda: seed_plus("func init() {}\n"),
-        REJECTED, feedback_has=("func init is not allowed",))),
-    param(Case(
-        "func-main", "7 directives/names", lambda: seed_plus("func main() {}\n"),
-        REJECTED, feedback_has=("func main is not allowed",))),
+    refused("plus-build-no-space", "7 directives/names",
+            lambda: "//+build ignore\n\n" + seed(), "directive"),
+    refused("go-build-constraint", "7 directives/names",
+            lambda: "//go:build ignore\n\n" + seed(), "directive"),
+    refused("linkname-without-unsafe", "7 directives/names", plus_decls(LINKNAME), "directive"),
+    refused("line-directive", "7 directives/names",
+            in_request("/*line sim/payment.go:1*/\npanic(amt)"), "directive"),
+    refused("names-main", "7 directives/names", plus_decls("var _ = main\n"),
+            "main belongs to the simulator"),
+    refused("func-init", "7 directives/names", plus_decls("func init() {}\n"),
+            "func init is not allowed"),
+    refused("func-main", "7 directives/names", plus_decls("func main() {}\n"),
+            "func main is not allowed"),
     # Allowed by decision (docs/scoring.md): initialisers run in the sandbox.
-    param(Case(
+    inert(
         "package-initialiser-allowed", "7 directives/names",
-        lambda: seed_plus("""
+        plus_decls("""
             var squares = func() []int {
                 t := make([]int, 1<<16)
                 for i := range t {
@@ -629,48 +638,31 @@ CASES = [
             }()
 
             var _ = func() int { _ = squares[3]; return 1 }()
-            """),
-        OK, mutation=True, same_as_seed=True)),
+            """)),
     # 8. Classic.
-    param(Case(
-        "panic", "8 classic", lambda: seed_with('panic("boom")'),
-        (RunStatus.PANIC,), feedback_has=("panicked", "boom"))),
-    param(Case(
-        "nil-map-write", "8 classic",
-        lambda: seed_with("var m map[uint64]bool\nm[1] = true"),
-        (RunStatus.PANIC,), feedback_has=("assignment to entry in nil map",))),
-    param(Case(
-        "infinite-loop", "8 classic",
-        lambda: seed_with("for r.maxShard > 0 {\n    r.feesCommitted++\n}"),
-        (RunStatus.TIMEOUT,), feedback_has=("Timed out",), max_seconds=MAX_TIMEOUT_S)),
-    param(Case(
-        "busy-goroutines", "8 classic",
-        lambda: seed_with("""
-            var wg sync.WaitGroup
-            for i := 0; i < 64; i++ {
-                wg.Add(1)
-                go func() {
-                    n := 0
-                    for n >= 0 {
-                        n = (n + 1) & 0xffff
-                    }
-                    wg.Done()
-                }()
-            }
-            wg.Wait()
-            """, imports=('"sync"',)),
-        (RunStatus.TIMEOUT,), feedback_has=("Timed out",), max_seconds=MAX_TIMEOUT_S)),
-    param(Case(
-        "memory-blow-up", "8 classic",
-        lambda: seed_with("var hog []int\nfor {\n    hog = append(hog, len(hog))\n}"),
-        (RunStatus.MEMORY,), feedback_has=("memory cap",))),
-    param(Case(
-        "one-huge-allocation", "8 classic",
-        lambda: seed_with("hog := make([]byte, 1<<40)\nhog[len(hog)-1] = 1"),
-        (RunStatus.MEMORY,), feedback_has=("memory cap",))),
+    panics("panic", "8 classic", in_request('panic("boom")'), "panicked", "boom"),
+    panics("nil-map-write", "8 classic", in_request("var m map[uint64]bool\nm[1] = true"),
+           "assignment to entry in nil map"),
+    times_out("infinite-loop", "for r.maxShard > 0 {\n    r.feesCommitted++\n}"),
+    times_out("busy-goroutines", """
+        var wg sync.WaitGroup
+        for i := 0; i < 64; i++ {
+            wg.Add(1)
+            go func() {
+                n := 0
+                for n >= 0 {
+                    n = (n + 1) & 0xffff
+                }
+                wg.Done()
+            }()
+        }
+        wg.Wait()
+        """, '"sync"'),
+    exhausts_memory("memory-blow-up", "var hog []int\nfor {\n    hog = append(hog, len(hog))\n}"),
+    exhausts_memory("one-huge-allocation", "hog := make([]byte, 1<<40)\nhog[len(hog)-1] = 1"),
     param(Case(
         "goroutine-bomb", "8 classic",
-        lambda: seed_with("""
+        in_request("""
             block := make(chan bool)
             for {
                 go func() { <-block }()
@@ -679,62 +671,27 @@ CASES = [
         (RunStatus.MEMORY, RunStatus.PANIC, RunStatus.TIMEOUT))),
     param(Case(
         "stack-overflow", "8 classic",
-        lambda: seed_with("""
+        in_request("""
             var dive func(n int) int
             dive = func(n int) int { return dive(n+1) + 1 }
             _ = dive(0)
             """),
         (RunStatus.PANIC, RunStatus.MEMORY), feedback_any=("stack", "memory"))),
-    param(Case(
-        "deadlock", "8 classic", lambda: seed_with("select {}"),
-        (RunStatus.PANIC,), feedback_has=("deadlock",))),
-    param(Case(
-        "files-os", "8 classic",
-        lambda: seed_plus('var secret, _ = os.ReadFile("/etc/passwd")\n', imports=('"os"',)),
-        REJECTED, feedback_has=('"os" is forbidden',))),
-    param(Case(
-        "network-net", "8 classic",
-        lambda: seed_plus('var conn, _ = net.Dial("tcp", "example.com:80")\n',
-                          imports=('"net"',)),
-        REJECTED, feedback_has=('"net" is forbidden',))),
-    param(Case(
-        "exec-os-exec", "8 classic",
-        lambda: seed_plus('var out, _ = exec.Command("id").Output()\n', imports=('"os/exec"',)),
-        REJECTED, feedback_has=('"os/exec" is forbidden',))),
-    param(Case(
-        "cgo", "8 classic",
-        lambda: seed_plus("var pid = C.getpid()\n", imports=('"C"',)),
-        REJECTED, feedback_has=('"C" is forbidden',))),
-    param(Case(
-        "unsafe", "8 classic",
-        lambda: seed_plus("var size = unsafe.Sizeof(0)\n", imports=('"unsafe"',)),
-        REJECTED, feedback_has=('"unsafe" is forbidden',))),
-    param(Case(
-        "linkname-with-unsafe", "8 classic",
-        lambda: seed_plus("//go:linkname nanotime runtime.nanotime\nfunc nanotime() int64\n",
-                          imports=('_ "unsafe"',)),
-        REJECTED, feedback_has=('"unsafe" is forbidden', "directive"))),
-    param(Case(
-        "syscall", "8 classic",
-        lambda: seed_plus("var pid = syscall.Getpid()\n", imports=('"syscall"',)),
-        REJECTED, feedback_has=('"syscall" is forbidden',))),
-    param(Case(
-        "reflect", "8 classic",
-        lambda: seed_plus("var kind = reflect.TypeOf(0).Kind()\n", imports=('"reflect"',)),
-        REJECTED, feedback_has=('"reflect" is forbidden',))),
-    param(Case(
-        "runtime", "8 classic",
-        lambda: seed_plus("var procs = runtime.GOMAXPROCS(64)\n", imports=('"runtime"',)),
-        REJECTED, feedback_has=('"runtime" is forbidden',))),
-    param(Case(
-        "simulator-internals", "8 classic",
-        lambda: seed_plus("var _ sim.Options\n",
-                          imports=('"github.com/routesim-evolve/routesim/sim"',)),
-        REJECTED, feedback_has=("hidden liquidity",))),
-    param(Case(
-        "oversized-source", "8 classic",
-        lambda: seed_plus("// " + "x" * (600 * 1024) + "\n"),
-        REJECTED, feedback_has=("at most",))),
+    panics("deadlock", "8 classic", in_request("select {}"), "deadlock"),
+    forbidden_import("files-os", 'var secret, _ = os.ReadFile("/etc/passwd")\n', '"os"'),
+    forbidden_import("network-net", 'var conn, _ = net.Dial("tcp", "example.com:80")\n', '"net"'),
+    forbidden_import("exec-os-exec", 'var out, _ = exec.Command("id").Output()\n', '"os/exec"'),
+    forbidden_import("cgo", "var pid = C.getpid()\n", '"C"'),
+    forbidden_import("unsafe", "var size = unsafe.Sizeof(0)\n", '"unsafe"'),
+    forbidden_import("linkname-with-unsafe", LINKNAME, '_ "unsafe"', "directive"),
+    forbidden_import("syscall", "var pid = syscall.Getpid()\n", '"syscall"'),
+    forbidden_import("reflect", "var kind = reflect.TypeOf(0).Kind()\n", '"reflect"'),
+    forbidden_import("runtime", "var procs = runtime.GOMAXPROCS(64)\n", '"runtime"'),
+    refused("simulator-internals", "8 classic",
+            plus_decls("var _ sim.Options\n", '"github.com/routesim-evolve/routesim/sim"'),
+            "hidden liquidity"),
+    refused("oversized-source", "8 classic", plus_decls("// " + "x" * (600 * 1024) + "\n"),
+            "at most"),
 ]
 
 

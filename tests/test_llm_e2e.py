@@ -20,9 +20,9 @@ from pathlib import Path
 import orjson
 import pytest
 from fake_llm_server import Answer, FakeLLMServer, Request
+from repo_files import REPO, SEED_PATH
 
-REPO = Path(__file__).resolve().parents[1]
-SEED = (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
+SEED = SEED_PATH.read_text()
 HANDICAPPED = SEED.replace("maxHops = 20 ", "maxHops = 2 ")
 REPLY = f"Allow longer routes again.\n\n```go\n{SEED}```\n"
 MODELS = ("claude-opus-4-7", "gpt-5.5", "qwen2.5-coder:32b")

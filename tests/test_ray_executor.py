@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import ray
 from click.testing import CliRunner
+from repo_files import REPO, SEED_PATH
 
 from routesim_evolve.build.cache import default_cache
 from routesim_evolve.cli import main
@@ -32,8 +33,6 @@ from routesim_evolve.simulate.ray_executor import RayExecutor, RemoteRun, connec
 from routesim_evolve.simulate.reference import ReferenceCache
 from routesim_evolve.simulate.sandbox import SandboxLimits
 
-REPO = Path(__file__).resolve().parents[1]
-SEED = REPO / "go" / "cmd" / "routesim" / "candidate_impl.go"
 #: Two bundled val scenarios from different arenas and graphs.
 SCENARIOS = ("base-001", "drift-002")
 
@@ -122,7 +121,7 @@ def test_eval_command_with_ray_prints_what_the_local_pool_prints(
     executor: RayExecutor, examples: list[ScenarioExample]
 ):
     args = ["eval", "--corpus", str(REPO / "corpus"), "--scenarios",
-            ",".join(e.name for e in examples), str(SEED)]
+            ",".join(e.name for e in examples), str(SEED_PATH)]
     local = CliRunner().invoke(main, args)
     remote = CliRunner().invoke(main, [*args, "--executor", "ray"])
     assert local.exit_code == 0 and remote.exit_code == 0, remote.output
@@ -131,7 +130,7 @@ def test_eval_command_with_ray_prints_what_the_local_pool_prints(
 
 
 def test_a_worker_with_other_sandbox_code_refuses_the_run(executor: RayExecutor):
-    blob = executor._ship_file(SEED)  # any shipped file: the check comes first
+    blob = executor._ship_file(SEED_PATH)  # any shipped file: the check comes first
     run = RemoteRun(sandbox="other", binary=blob, scenario=blob, graph=blob,
                     scenario_name="base-001.json", router="candidate",
                     limits=SandboxLimits(), source=None)
@@ -179,6 +178,6 @@ def test_a_refused_token_is_named_with_its_fix(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_ray_address_needs_the_ray_executor():
-    res = CliRunner().invoke(main, ["eval", "--corpus", str(REPO / "corpus"), str(SEED),
+    res = CliRunner().invoke(main, ["eval", "--corpus", str(REPO / "corpus"), str(SEED_PATH),
                                     "--ray-address", "head:6379"])
     assert res.exit_code == 2 and "--ray-address needs --executor ray" in res.output
