@@ -71,52 +71,38 @@ const (
 // routekit's default settings (prior, half-lives, attribution, padding).
 var know = routekit.NewMemoryWith(routekit.DefaultSettings())
 
+// newCandidateRouter plays each payment a planned round at a time
+// (planRound); it learns from failures as routekit's Payment does, taking
+// blame at its word until an unreadable failure is seen.
 func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	localBalances map[uint64]lnwire.MilliSatoshi,
 	spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
 
 	pay, err := know.Begin(view, source, localBalances, spec)
-	return &planRouter{Payment: pay}, err
-}
-
-// planRouter plays one payment, a planned round at a time. Its
-// ReportAttempt is routekit's: blame is taken at its word until an
-// unreadable failure is seen.
-type planRouter struct {
-	*routekit.Payment
-}
-
-// RequestRoute hands out the round's plan, made when a round opens.
-func (r *planRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
-	return r.RoundRoute(amt, inFlight, r.planRound)
+	return &routekit.Planner{Payment: pay, Plan: planRound}, err
 }
 
 // planRound is the routes for the rest amt: the min-cost flow's parts, or
 // the fallback's single route when the flow finds none.
-func (r *planRouter) planRound(amt lnwire.MilliSatoshi) []*routekit.Path {
-	if planWhen == "atomic" && !r.Spec.Atomic && r.Rounds == 1 {
-		if whole := r.single(amt); whole != nil {
-			return []*routekit.Path{whole}
+func planRound(p *routekit.Payment, amt lnwire.MilliSatoshi) []*routekit.Path {
+	if planWhen == "atomic" && !p.Spec.Atomic && p.Rounds == 1 {
+		if whole := p.FirstBest([]lnwire.MilliSatoshi{amt}, fallbackFee()); whole != nil {
+			return whole
 		}
 	}
-	parts := max(1, int(float64(r.Spec.MaxParts)*partsShare))
-	plan := r.PlanFlow(amt, parts, routekit.FlowCost{
+	parts := max(1, int(float64(p.Spec.MaxParts)*partsShare))
+	plan := p.PlanFlow(amt, parts, routekit.FlowCost{
 		Pieces: planPieces, Units: planUnits, FeeWeight: feeLambda, HopWeight: hopLambda})
 	if len(plan) > 0 {
 		return plan
 	}
-	for _, shard := range routekit.Halvings(amt, smallestPartSat*1000) {
-		if f := r.single(shard); f != nil {
-			return []*routekit.Path{f}
-		}
-	}
-	return nil
+	return p.FirstBest(routekit.Halvings(amt, smallestPartSat*1000), fallbackFee())
 }
 
-// single is the best single route for shard, nil when it is too unlikely.
-func (r *planRouter) single(shard lnwire.MilliSatoshi) *routekit.Path {
+// fallbackFee is the fee weight of the single route.
+func fallbackFee() float64 {
 	if fallbackCost == "fee" {
-		return r.Best(shard, 10*feeLambda)
+		return 10 * feeLambda
 	}
-	return r.Best(shard, feeLambda)
+	return feeLambda
 }

@@ -97,34 +97,25 @@ func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
 
 	pm, err := world.Begin(view, source, localBalances, spec)
-	return &skeptic{Payment: pm}, err
+	return &skeptic{&routekit.Planner{Payment: pm, Plan: plan}}, err
 }
 
-// skeptic plays one payment.
+// skeptic plays one payment a planned round at a time, learning from
+// failures its own way.
 type skeptic struct {
-	*routekit.Payment
-}
-
-// RequestRoute plans the rest when a round opens and hands the plan out.
-func (s *skeptic) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
-	return s.RoundRoute(amt, inFlight, s.plan)
+	*routekit.Planner
 }
 
 // plan is the min-cost flow's parts for the rest amt or, when it finds
 // none, the most likely single route for the rest or for the largest
 // halving of it (down to 1/128 of it) that has one.
-func (s *skeptic) plan(amt lnwire.MilliSatoshi) []*routekit.Path {
-	round := s.PlanFlow(amt, int(s.Spec.MaxParts), routekit.FlowCost{
+func plan(p *routekit.Payment, amt lnwire.MilliSatoshi) []*routekit.Path {
+	round := p.PlanFlow(amt, int(p.Spec.MaxParts), routekit.FlowCost{
 		Pieces: flowPieces, Units: flowUnits, FeeWeight: feePerProb, HopWeight: hopPerProb})
 	if len(round) > 0 {
 		return round
 	}
-	for _, shard := range routekit.Halvings(amt, max(amt/128, 1)) {
-		if f := s.Best(shard, feePerProb); f != nil {
-			return []*routekit.Path{f}
-		}
-	}
-	return nil
+	return p.FirstBest(routekit.Halvings(amt, max(amt/128, 1)), feePerProb)
 }
 
 // ReportAttempt books the outcome, refutes suspicions a success disproves

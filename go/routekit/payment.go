@@ -40,7 +40,6 @@ type Payment struct {
 
 	memory     *Memory            // nil for a payment made without one
 	searcher   *Searcher          // the memory's, or made on first use
-	plan       []*Path            // the round's routes not yet handed out (RoundRoute)
 	bound      float64            // UpperBound's last value
 	boundValid bool               // false until computed and after every failure
 	locked     map[uint64]float64 // per direction: in flight and held

@@ -8,9 +8,9 @@ import (
 
 // What every router built on a Payment repeats, under the payment's
 // Settings: a single route for a shard, the hand-out of a route, the
-// rounds of a planning router and the learning from an attempt's outcome.
-// A router embedding *Payment inherits ReportAttempt and writes only
-// RequestRoute; it may write its own ReportAttempt instead.
+// rounds of a planning router (Planner) and the learning from an attempt's
+// outcome. A router embedding *Payment inherits ReportAttempt and writes
+// only RequestRoute; it may write its own ReportAttempt instead.
 
 // Best is the least-cost single route for shard under ProbCost with
 // feeWeight and the settings' HopPenalty, nil when there is none or it is
@@ -68,29 +68,48 @@ func (p *Payment) Send(path *Path) (*route.Route, error) {
 	return rt, nil
 }
 
-// RoundRoute answers RequestRoute for a router that plans a round at a
-// time: when a round opens (nothing in flight) the payment stops if the
-// rest amt no longer fits what the network surely carries (CanComplete
-// under the settings' SureHalfLife), else plan makes the round's paths;
-// each request sends the next planned path that the rest still needs and
-// the payment's limits allow.
-func (p *Payment) RoundRoute(amt lnwire.MilliSatoshi, inFlight uint32,
-	plan func(amt lnwire.MilliSatoshi) []*Path) (*route.Route, error) {
+// FirstBest is the best single route (Best) for the first of sizes that
+// has one, as a plan of that one path; nil when none has.
+func (p *Payment) FirstBest(sizes []lnwire.MilliSatoshi, feeWeight float64) []*Path {
+	for _, size := range sizes {
+		if path := p.Best(size, feeWeight); path != nil {
+			return []*Path{path}
+		}
+	}
+	return nil
+}
 
-	p.Request(inFlight)
+// Planner plays a payment a planned round at a time. When a round opens
+// (nothing in flight) it stops the payment if the rest no longer fits what
+// the network surely carries (CanComplete under the settings'
+// SureHalfLife), else Plan makes the round's paths; each request sends the
+// next planned path that the rest still needs and the payment's limits
+// allow. Its ReportAttempt is the Payment's; embed it to learn otherwise.
+type Planner struct {
+	*Payment
+
+	// Plan is the paths of a round for the rest amt.
+	Plan func(p *Payment, amt lnwire.MilliSatoshi) []*Path
+
+	round []*Path // planned paths not yet handed out
+}
+
+// RequestRoute answers the routing contract from the round's plan.
+func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
+	r.Request(inFlight)
 	if inFlight == 0 {
-		if !p.CanComplete(amt, p.Settings.SureHalfLife) {
+		if !r.CanComplete(amt, r.Settings.SureHalfLife) {
 			return nil, ErrNoRoute
 		}
-		p.plan = plan(amt)
+		r.round = r.Plan(r.Payment, amt)
 	}
-	for len(p.plan) > 0 {
-		next := p.plan[0]
-		p.plan = p.plan[1:]
+	for len(r.round) > 0 {
+		next := r.round[0]
+		r.round = r.round[1:]
 		if next.Amount > amt {
 			continue // an earlier part delivered more than planned
 		}
-		if rt, err := p.Send(next); err == nil {
+		if rt, err := r.Send(next); err == nil {
 			return rt, nil
 		}
 	}

@@ -118,18 +118,18 @@ func TestBestAndSend(t *testing.T) {
 	}
 }
 
-func TestRoundRoute(t *testing.T) {
+func TestPlanner(t *testing.T) {
 	const amt = 1_000_000
-	p := beginDiamond(t, NewMemoryWith(DefaultSettings()), amt)
 	plans := 0
-	plan := func(rest lnwire.MilliSatoshi) []*Path {
-		plans++
-		// The first path is larger than the rest: it is passed over.
-		return []*Path{p.Best(2*rest, 0.1), p.Best(rest, 0.1)}
-	}
+	r := &Planner{Payment: beginDiamond(t, NewMemoryWith(DefaultSettings()), amt),
+		Plan: func(p *Payment, rest lnwire.MilliSatoshi) []*Path {
+			plans++
+			// The first path is larger than the rest: it is passed over.
+			return []*Path{p.Best(2*rest, 0.1), p.Best(rest, 0.1)}
+		}}
 	request := func(rest lnwire.MilliSatoshi, inFlight uint32) *route.Route {
 		t.Helper()
-		rt, err := p.RoundRoute(rest, inFlight, plan)
+		rt, err := r.RequestRoute(rest, inFlight)
 		if (rt == nil) != errors.Is(err, ErrNoRoute) {
 			t.Fatalf("route %v with error %v", rt, err)
 		}
@@ -138,15 +138,29 @@ func TestRoundRoute(t *testing.T) {
 	if rt := request(amt, 0); rt == nil || rt.ReceiverAmt() != amt || plans != 1 {
 		t.Fatalf("first request: route %v after %d plans", rt, plans)
 	}
-	if rt := request(amt, 1); rt != nil || plans != 1 || p.Rounds != 1 {
-		t.Fatalf("the plan is out: route %v, %d plans, %d rounds", rt, plans, p.Rounds)
+	if rt := request(amt, 1); rt != nil || plans != 1 || r.Rounds != 1 {
+		t.Fatalf("the plan is out: route %v, %d plans, %d rounds", rt, plans, r.Rounds)
 	}
-	if rt := request(amt, 0); rt == nil || plans != 2 || p.Rounds != 2 {
-		t.Fatalf("a new round: route %v, %d plans, %d rounds", rt, plans, p.Rounds)
+	if rt := request(amt, 0); rt == nil || plans != 2 || r.Rounds != 2 {
+		t.Fatalf("a new round: route %v, %d plans, %d rounds", rt, plans, r.Rounds)
 	}
 	// More than the network can surely carry: no plan, the payment stops.
 	if rt := request(100_000_000_000, 0); rt != nil || plans != 2 {
 		t.Fatalf("an impossible rest: route %v after %d plans", rt, plans)
+	}
+}
+
+func TestFirstBest(t *testing.T) {
+	p := beginDiamond(t, NewMemoryWith(DefaultSettings()), 1_000_000)
+	// No route carries 80, 40 or 20 M sat (the sender holds 20 M at most)
+	// nor 10 M sat within the fee limit; 5 M sat takes the upper corridor.
+	sizes := Halvings(8_000_000_000, 1_000_000)
+	plan := p.FirstBest(sizes, 0.1)
+	if len(plan) != 1 || plan[0].Amount != sizes[4] || plan[0].Edges[0].ChannelID != 1 {
+		t.Fatalf("first best %+v, want one path of %d msat over channel 1", plan, sizes[4])
+	}
+	if plan := p.FirstBest(sizes[:4], 0.1); plan != nil {
+		t.Fatalf("a route for sizes no channel carries: %+v", plan)
 	}
 }
 
