@@ -5,8 +5,9 @@ import "time"
 // Settings are what a router assumes beyond its strategy: the prior over
 // hidden balances, how long what it learnt lasts, how far it trusts failure
 // positions, and the margins of the single routes it tries. A Memory holds
-// them (NewMemoryWith) and each payment begun from it copies them, so a
-// router may change a payment's own.
+// them (NewMemoryWith makes its Beliefs of Prior and HalfLife, whose own
+// fields rule from then on) and each payment begun from it copies them, so
+// a router may change a payment's own.
 type Settings struct {
 	// Prior is the belief about a balance nothing has been learnt of.
 	Prior Prior
@@ -16,7 +17,8 @@ type Settings struct {
 	HalfLife time.Duration
 
 	// SureHalfLife is how fast the sure bounds that decide whether a
-	// payment can still complete fade (Payment.Completable; 0: never).
+	// payment can still complete fade (Payment.CanComplete as Planner
+	// asks it; 0: never).
 	SureHalfLife time.Duration
 
 	// ShiftShare is the share of failures assumed reported one hop off,
