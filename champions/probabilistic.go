@@ -27,7 +27,6 @@ package main
 
 import (
 	"math"
-	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -35,34 +34,10 @@ import (
 	"github.com/routesim-evolve/routesim/routing"
 )
 
-// The prior over hidden balances.
-const (
-	// bimodalScaleSat is s of the bimodal prior e^(-x/s) + e^((x-c)/s).
-	bimodalScaleSat = 300_000.0 // evolve:tunable [30_000, 3_000_000] success
-
-	// uniformShare is the prior weight of a uniform balance.
-	uniformShare = 0.2 // evolve:tunable [0.01, 0.8] success
-)
-
-// The cost of a route: −ln P + feeWeight·(fee in units of 1000 ppm) +
-// hopPenalty per hop.
-const (
-	feeWeight = 0.3 // evolve:tunable [0, 2] fee
-
-	hopPenalty = 0.01 // evolve:tunable [0, 0.5] retry
-)
-
-// Forgetting: what the router learnt relaxes toward the prior with virtual
-// time, as background traffic moves balances.
-const (
-	memoryHalfLifeMin = 600.0 // evolve:tunable [5, 1440] success
-
-	// boundHalfLifeMin is the half-life of the sure bounds that decide
-	// whether a payment can still complete at all.
-	boundHalfLifeMin = 600.0 // evolve:tunable [5, 1440] success
-
-	decayMode = "always" // evolve:choice always|never success
-)
+// The cost of a shard's route: −ln P + feeWeight·(fee in units of 1000
+// ppm), plus routekit's hop penalty; routes below routekit's least
+// probability are not tried.
+const feeWeight = 0.3 // evolve:tunable [0, 2] fee
 
 // Splitting.
 const (
@@ -89,39 +64,12 @@ const (
 	// exceeds this multiple of the max flow under expected capacities
 	// (0: never).
 	expectedFlowFactor = 0.0 // evolve:tunable [0, 4] success
-
-	// minRouteProb: routes less likely than this are not tried.
-	minRouteProb = 0.0001 // evolve:tunable [0.000001, 0.05] success
 )
 
-// Degraded attribution.
-const (
-	// shiftShare is the assumed share of failures blamed one hop off, in
-	// each direction, once degraded attribution was seen.
-	shiftShare = 0.1 // evolve:tunable [0.01, 0.4] success
-
-	// blameMode: "adaptive" trusts reports until an unreadable failure is
-	// seen, "soft" never trusts them fully, "hard" always does.
-	blameMode = "adaptive" // evolve:choice adaptive|soft|hard success
-)
-
-// finalCltvPadding is added to the final cltv delta, so a block mined while
-// the shard is in flight does not fail it.
-const finalCltvPadding = 3
-
-// memory lives for one scenario: the graph and what the router learnt.
-var memory = routekit.NewMemory(routekit.NewBeliefs(
-	routekit.Prior{BimodalScale: bimodalScaleSat * 1000, UniformShare: uniformShare},
-	halfLife(memoryHalfLifeMin)))
-
-// halfLife is a half-life in minutes as a duration; 0 (never forget) when
-// decay is off.
-func halfLife(minutes float64) time.Duration {
-	if decayMode == "never" {
-		return 0
-	}
-	return time.Duration(minutes * float64(time.Minute))
-}
+// memory lives for one scenario: the graph and what the router learnt,
+// under routekit's default settings (prior, half-lives, attribution,
+// padding).
+var memory = routekit.NewMemoryWith(routekit.DefaultSettings())
 
 // newCandidateRouter is the contract every candidate implements.
 func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
@@ -132,36 +80,25 @@ func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	if err != nil {
 		return nil, err
 	}
-	return &probRouter{p: p}, nil
+	return &probRouter{p}, nil
 }
 
-// probRouter plays one payment.
+// probRouter plays one payment. Its ReportAttempt is routekit's: failure
+// positions are trusted until an unreadable failure is seen, then blame is
+// spread over the neighbours of the blamed position.
 type probRouter struct {
-	p *routekit.Payment
+	*routekit.Payment
 }
 
 // RequestRoute picks a shard size and the most likely route for it.
 func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
-	p := r.p
-	p.Request(inFlight)
+	r.Request(inFlight)
 	if !r.feasible(amt) {
 		return nil, routekit.ErrNoRoute
 	}
-	probing := !p.Spec.Atomic && p.Rounds <= fullAmountRounds
-	best := r.bestShard(amt, probing)
-	if best == nil && probing {
-		// No single route carries the whole rest: split at once.
-		best = r.bestShard(amt, false)
-	}
-	if best == nil {
-		return nil, routekit.ErrNoRoute
-	}
-	rt := p.Route(best, finalCltvPadding)
-	if rt == nil {
-		return nil, routekit.ErrNoRoute
-	}
-	p.Dispatch(rt)
-	return rt, nil
+	return r.Send(r.WholeFirst(fullAmountRounds, func(whole bool) *routekit.Path {
+		return r.bestShard(amt, whole)
+	}))
 }
 
 // feasible reports whether the rest can still complete: it fits the max flow
@@ -169,25 +106,13 @@ func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 // have completed) and, optionally without atomic MPP, a multiple of the max
 // flow under expected capacities.
 func (r *probRouter) feasible(amt lnwire.MilliSatoshi) bool {
-	p := r.p
-	if !p.CanComplete(amt, halfLife(boundHalfLifeMin)) {
+	if !r.CanComplete(amt, r.Settings.SureHalfLife) {
 		return false
 	}
-	if p.Spec.Atomic || expectedFlowFactor <= 0 {
+	if r.Spec.Atomic || expectedFlowFactor <= 0 {
 		return true
 	}
-	return float64(amt+p.InFlight) <= p.ExpectedBound()*expectedFlowFactor
-}
-
-// search is the least-cost route for a shard, or nil when none is likely
-// enough.
-func (r *probRouter) search(shard lnwire.MilliSatoshi) *routekit.Path {
-	q := r.p.Query(shard, finalCltvPadding, r.p.ProbCost(shard, feeWeight, hopPenalty))
-	f := memory.Shortest(q)
-	if f == nil || f.Prob < minRouteProb {
-		return nil
-	}
-	return f
+	return float64(amt+r.InFlight) <= r.ExpectedBound()*expectedFlowFactor
 }
 
 // bestShard searches a route for each shard size worth trying (only the
@@ -196,7 +121,7 @@ func (r *probRouter) bestShard(amt lnwire.MilliSatoshi, whole bool) *routekit.Pa
 	var best *routekit.Path
 	bestScore := -1.0
 	for _, size := range r.shardSizes(amt, whole) {
-		f := r.search(size)
+		f := r.Best(size, feeWeight)
 		if f == nil {
 			continue
 		}
@@ -213,15 +138,10 @@ func (r *probRouter) bestShard(amt lnwire.MilliSatoshi, whole bool) *routekit.Pa
 // shardSizes are the sizes worth trying: the whole rest, then halvings down
 // to the smallest shard while the shard cap allows a split.
 func (r *probRouter) shardSizes(amt lnwire.MilliSatoshi, whole bool) []lnwire.MilliSatoshi {
-	sizes := []lnwire.MilliSatoshi{amt}
-	if r.p.Spec.MaxParts <= 1 || whole {
-		return sizes
+	if r.Spec.MaxParts <= 1 || whole {
+		return []lnwire.MilliSatoshi{amt}
 	}
-	minShard := lnwire.MilliSatoshi(minShardSat * 1000)
-	for s := amt / 2; s >= minShard; s /= 2 {
-		sizes = append(sizes, s)
-	}
-	return sizes
+	return routekit.Halvings(amt, minShardSat*1000)
 }
 
 // sizeScore rates a candidate shard against the rest to send.
@@ -235,25 +155,4 @@ func sizeScore(f *routekit.Path, amt lnwire.MilliSatoshi) float64 {
 		return f.Prob
 	}
 	return f.Prob * math.Pow(frac, sizeExponent)
-}
-
-// ReportAttempt learns from a shard's outcome and frees what it booked.
-func (r *probRouter) ReportAttempt(_ uint64, rt *route.Route, res *routing.SimAttemptResult) error {
-	r.p.Returned(rt, res)
-	if res.Failure != nil {
-		r.p.LearnFailure(rt, res, attribution())
-	}
-	return nil
-}
-
-// attribution is how far failure positions are trusted now.
-func attribution() routekit.Attribution {
-	trusted := memory.Unreadable == 0
-	switch blameMode {
-	case "hard":
-		trusted = true
-	case "soft":
-		trusted = false
-	}
-	return routekit.Attribution{Trusted: trusted, ShiftShare: shiftShare}
 }

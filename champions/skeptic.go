@@ -58,23 +58,19 @@ const (
 	quarantine = "corroborate" // evolve:choice corroborate|soft|trust success
 )
 
-// Beliefs and planning.
+// How a round is planned: the min-cost flow's cost (PlanFlow), its fee
+// weight also that of the single route tried when the flow finds none.
 const (
-	scaleSat   = 300_000.0 // evolve:tunable [30_000, 3_000_000] success
-	flatShare  = 0.2       // evolve:tunable [0.01, 0.8] success
-	fadeMin    = 600.0     // evolve:tunable [5, 1440] success
-	feePerProb = 0.2       // evolve:tunable [0, 2] fee
-	hopPerProb = 0.2       // evolve:tunable [0, 0.5] retry
-	flowPieces = 5         // evolve:tunable [1, 12] success
-	flowUnits  = 100       // evolve:tunable [20, 400] success
-	cltvMargin = 3
+	feePerProb = 0.2 // evolve:tunable [0, 2] fee
+	hopPerProb = 0.2 // evolve:tunable [0, 0.5] retry
+	flowPieces = 5   // evolve:tunable [1, 12] success
+	flowUnits  = 100 // evolve:tunable [20, 400] success
 )
 
-// world lives for one scenario; suspects are the quarantined blames.
+// world lives for one scenario, under routekit's default settings;
+// suspects are the quarantined blames.
 var (
-	world = routekit.NewMemory(routekit.NewBeliefs(
-		routekit.Prior{BimodalScale: scaleSat * 1000, UniformShare: flatShare},
-		time.Duration(fadeMin*float64(time.Minute))))
+	world    = routekit.NewMemoryWith(routekit.DefaultSettings())
 	suspects = map[suspectKey]suspicion{}
 
 	// liquidityFailures counts remote liquidity failures, readable or
@@ -101,54 +97,25 @@ func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
 
 	pm, err := world.Begin(view, source, localBalances, spec)
-	return &skeptic{Payment: pm}, err
+	return &skeptic{&routekit.Planner{Payment: pm, Plan: plan}}, err
 }
 
-// skeptic plays one payment.
+// skeptic plays one payment a planned round at a time, learning from
+// failures its own way.
 type skeptic struct {
-	*routekit.Payment
-	round []*routekit.Path
+	*routekit.Planner
 }
 
-// RequestRoute plans the rest when a round opens and hands the plan out.
-func (s *skeptic) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
-	s.Request(inFlight)
-	if inFlight == 0 {
-		if !s.CanComplete(amt, world.Beliefs.HalfLife) {
-			return nil, routekit.ErrNoRoute
-		}
-		s.round = s.PlanFlow(amt, int(s.Spec.MaxParts), routekit.FlowCost{
-			Pieces: flowPieces, Units: flowUnits, FeeWeight: feePerProb, HopWeight: hopPerProb})
-		if len(s.round) == 0 {
-			s.round = s.fallback(amt)
-		}
+// plan is the min-cost flow's parts for the rest amt or, when it finds
+// none, the most likely single route for the rest or for the largest
+// halving of it (down to 1/128 of it) that has one.
+func plan(p *routekit.Payment, amt lnwire.MilliSatoshi) []*routekit.Path {
+	round := p.PlanFlow(amt, int(p.Spec.MaxParts), routekit.FlowCost{
+		Pieces: flowPieces, Units: flowUnits, FeeWeight: feePerProb, HopWeight: hopPerProb})
+	if len(round) > 0 {
+		return round
 	}
-	for ; len(s.round) > 0; s.round = s.round[1:] {
-		if s.round[0].Amount > amt {
-			continue
-		}
-		if rt := s.Route(s.round[0], cltvMargin); rt != nil {
-			s.round = s.round[1:]
-			s.Dispatch(rt)
-			return rt, nil
-		}
-	}
-	return nil, routekit.ErrNoRoute
-}
-
-// fallback is the most likely single route for the rest or, failing that,
-// for the largest halving of it that has one.
-func (s *skeptic) fallback(amt lnwire.MilliSatoshi) []*routekit.Path {
-	for shard := amt; shard > 0; shard /= 2 {
-		q := s.Query(shard, cltvMargin, s.ProbCost(shard, feePerProb, 0.01))
-		if f := world.Shortest(q); f != nil && f.Prob >= 0.0001 {
-			return []*routekit.Path{f}
-		}
-		if shard < amt/64 {
-			break
-		}
-	}
-	return nil
+	return p.FirstBest(routekit.Halvings(amt, max(amt/128, 1)), feePerProb)
 }
 
 // ReportAttempt books the outcome, refutes suspicions a success disproves

@@ -17,7 +17,6 @@ package main
 
 import (
 	"math"
-	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -25,24 +24,12 @@ import (
 	"github.com/routesim-evolve/routesim/routing"
 )
 
-const (
-	// priorScaleSat is s of lnd's bimodal prior e^(-x/s) + e^((x-c)/s);
-	// priorUniform the weight of a uniform balance mixed into it.
-	priorScaleSat = 300_000.0 // evolve:tunable [30_000, 3_000_000] success
-	priorUniform  = 0.2       // evolve:tunable [0.01, 0.8] success
+// costFee prices a shard's route: −ln P + costFee·(fee per 1000 ppm), plus
+// routekit's hop penalty; routes below routekit's least probability are
+// not tried.
+const costFee = 0.3 // evolve:tunable [0, 2] fee
 
-	// Route cost: −ln P + costFee·(fee per 1000 ppm) + costHop per hop.
-	costFee = 0.3  // evolve:tunable [0, 2] fee
-	costHop = 0.01 // evolve:tunable [0, 0.5] retry
-
-	// forgetMin is the half-life of what was learnt, sureMin that of the
-	// sure bounds deciding whether a payment can still complete; forget
-	// turns both off.
-	forgetMin = 600.0    // evolve:tunable [5, 1440] success
-	sureMin   = 600.0    // evolve:tunable [5, 1440] success
-	forget    = "always" // evolve:choice always|never success
-)
-
+// Sizing a shard.
 const (
 	// targetProb: a shard is the largest amount whose best route is at
 	// least this likely.
@@ -55,43 +42,17 @@ const (
 	// the smallest shard are weighed by P·(size/rest)^sizeExponent.
 	sizeExponent = 0.6 // evolve:tunable [0, 1.5] success
 
-	// wholeRounds: without atomic MPP, the first rounds send the whole
-	// rest as one shard (a bottleneck shows before anything is spent).
-	wholeRounds = 1 // evolve:tunable [0, 10] success
-
 	// smallestShardSat is the smallest shard tried.
 	smallestShardSat = 5_000 // evolve:tunable [1_000, 100_000] success
-
-	// leastProb: routes less likely than this are not tried.
-	leastProb = 0.0001 // evolve:tunable [0.000001, 0.05] success
 )
 
-const (
-	// offByOne is the assumed share of failures blamed one hop off, in
-	// each direction, once positions are not trusted.
-	offByOne = 0.1 // evolve:tunable [0.01, 0.4] success
+// wholeRounds: without atomic MPP, the first rounds send the whole rest as
+// one shard (a bottleneck shows before anything is spent).
+const wholeRounds = 1 // evolve:tunable [0, 10] success
 
-	// trustRule: "adaptive" trusts failure positions until an unreadable
-	// failure is seen, "soft" never fully, "hard" always.
-	trustRule = "adaptive" // evolve:choice adaptive|soft|hard success
-
-	// lockPadding is added to the final cltv delta against a block mined
-	// while the shard is in flight.
-	lockPadding = 3
-)
-
-// mem lives for one scenario: the graph and what the router learnt.
-var mem = routekit.NewMemory(routekit.NewBeliefs(
-	routekit.Prior{BimodalScale: priorScaleSat * 1000, UniformShare: priorUniform},
-	minutes(forgetMin)))
-
-// minutes is a half-life as a duration, 0 when forgetting is off.
-func minutes(m float64) time.Duration {
-	if forget == "never" {
-		return 0
-	}
-	return time.Duration(m * float64(time.Minute))
-}
+// mem lives for one scenario: the graph and what the router learnt, under
+// routekit's default settings (prior, half-lives, attribution, padding).
+var mem = routekit.NewMemoryWith(routekit.DefaultSettings())
 
 func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	localBalances map[uint64]lnwire.MilliSatoshi,
@@ -101,7 +62,8 @@ func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	return &targetRouter{payment}, err
 }
 
-// targetRouter plays one payment.
+// targetRouter plays one payment. Its ReportAttempt is routekit's: blame
+// is taken at its word until an unreadable failure is seen.
 type targetRouter struct {
 	*routekit.Payment
 }
@@ -110,35 +72,24 @@ type targetRouter struct {
 // rest no longer fits what the network can surely carry.
 func (t *targetRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	t.Request(inFlight)
-	if !t.CanComplete(amt, minutes(sureMin)) {
+	if !t.CanComplete(amt, t.Settings.SureHalfLife) {
 		return nil, routekit.ErrNoRoute
 	}
-	whole := !t.Spec.Atomic && t.Rounds <= wholeRounds
-	shard := t.shard(amt, whole)
-	if shard == nil && whole {
-		shard = t.shard(amt, false) // no single route carries it all
-	}
-	var rt *route.Route
-	if shard != nil {
-		rt = t.Route(shard, lockPadding)
-	}
-	if rt == nil {
-		return nil, routekit.ErrNoRoute
-	}
-	t.Dispatch(rt)
-	return rt, nil
+	return t.Send(t.WholeFirst(wholeRounds, func(whole bool) *routekit.Path {
+		return t.shard(amt, whole)
+	}))
 }
 
 // shard is the route of the next shard: the whole rest when splitting is
 // not allowed (or not yet wanted) or likely enough, else the largest shard
 // whose best route reaches targetProb.
 func (t *targetRouter) shard(amt lnwire.MilliSatoshi, whole bool) *routekit.Path {
-	rest := t.best(amt)
+	rest := t.Best(amt, costFee)
 	if whole || t.Spec.MaxParts <= 1 || (rest != nil && rest.Prob >= targetProb) {
 		return rest
 	}
 	lo := min(lnwire.MilliSatoshi(smallestShardSat*1000), amt)
-	small := t.best(lo)
+	small := t.Best(lo, costFee)
 	if small == nil || small.Prob < targetProb {
 		return likelier(rest, small, amt)
 	}
@@ -147,22 +98,13 @@ func (t *targetRouter) shard(amt lnwire.MilliSatoshi, whole bool) *routekit.Path
 	found, hi := small, amt
 	for i := 0; i < bisectSteps && hi > lo+lo/16; i++ {
 		mid := lnwire.MilliSatoshi(math.Sqrt(float64(lo) * float64(hi)))
-		if f := t.best(mid); f != nil && f.Prob >= targetProb {
+		if f := t.Best(mid, costFee); f != nil && f.Prob >= targetProb {
 			lo, found = mid, f
 		} else {
 			hi = mid
 		}
 	}
 	return found
-}
-
-// best is the least-cost route for a shard, nil when none is likely enough.
-func (t *targetRouter) best(shard lnwire.MilliSatoshi) *routekit.Path {
-	f := mem.Shortest(t.Query(shard, lockPadding, t.ProbCost(shard, costFee, costHop)))
-	if f == nil || f.Prob < leastProb {
-		return nil
-	}
-	return f
 }
 
 // likelier picks between two routes for shards of the rest amt by
@@ -178,15 +120,4 @@ func likelier(a, b *routekit.Path, amt lnwire.MilliSatoshi) *routekit.Path {
 		return a
 	}
 	return b
-}
-
-// ReportAttempt books the outcome and learns from a failure.
-func (t *targetRouter) ReportAttempt(_ uint64, rt *route.Route, res *routing.SimAttemptResult) error {
-	t.Returned(rt, res)
-	if res.Failure == nil {
-		return nil
-	}
-	trusted := trustRule == "hard" || (trustRule == "adaptive" && mem.Unreadable == 0)
-	t.LearnFailure(rt, res, routekit.Attribution{Trusted: trusted, ShiftShare: offByOne})
-	return nil
 }

@@ -3,6 +3,8 @@ package oracle
 import (
 	"container/heap"
 	"math"
+
+	"github.com/routesim-evolve/routesim/routekit"
 )
 
 // arc is one direction of a flow network edge; arcs come in pairs, an arc
@@ -73,7 +75,7 @@ func (f *flowNet) shortestPaths(s int, potential, dist []int64, via []int) bool 
 		dist[i], via[i] = math.MaxInt64, -1
 	}
 	dist[s] = 0
-	q := &pqueue{{node: s}}
+	q := &minHeap[item]{items: []item{{node: s}}, less: byDist}
 	for q.Len() > 0 {
 		top := heap.Pop(q).(item)
 		if top.dist > dist[top.node] {
@@ -95,41 +97,27 @@ func (f *flowNet) shortestPaths(s int, potential, dist []int64, via []int) bool 
 }
 
 // paths decomposes the flow on the forward arcs into s-t paths of true
-// edges, each with the value it carries, largest first among equals in
-// discovery order.
+// edges, each with the value it carries, in discovery order (routekit's
+// decomposition, the arcs in the order they were added).
 func (f *flowNet) paths(s, t int) []flowPath {
-	flow := make([]int64, len(f.arcs))
+	var arcs []routekit.FlowArc
+	var edges []int // arc → true edge
 	for i := 0; i < len(f.arcs); i += 2 {
-		flow[i] = f.arcs[i+1].cap // the twin's capacity is the flow sent
+		if sent := f.arcs[i+1].cap; sent > 0 { // the twin's capacity is the flow sent
+			arcs = append(arcs, routekit.FlowArc{From: routekit.NodeID(f.arcs[i+1].to),
+				To: routekit.NodeID(f.arcs[i].to), Units: sent})
+			edges = append(edges, f.arcs[i].edge)
+		}
 	}
 	var out []flowPath
-	for {
-		var edges []int
-		var arcsUsed []int
-		seen := map[int]bool{s: true}
-		v, value := s, int64(math.MaxInt64)
-		for v != t {
-			next := -1
-			for _, ai := range f.out[v] {
-				if ai%2 == 0 && flow[ai] > 0 && !seen[f.arcs[ai].to] {
-					next = ai
-					break
-				}
-			}
-			if next < 0 {
-				return out
-			}
-			arcsUsed = append(arcsUsed, next)
-			edges = append(edges, f.arcs[next].edge)
-			value = min(value, flow[next])
-			v = f.arcs[next].to
-			seen[v] = true
+	for _, p := range routekit.Decompose(arcs, routekit.NodeID(s), routekit.NodeID(t)) {
+		path := flowPath{edges: make([]int, len(p.Arcs)), value: p.Units}
+		for j, a := range p.Arcs {
+			path.edges[j] = edges[a]
 		}
-		for _, ai := range arcsUsed {
-			flow[ai] -= value
-		}
-		out = append(out, flowPath{edges: edges, value: value})
+		out = append(out, path)
 	}
+	return out
 }
 
 // flowPath is a path of true edges and the flow it carries.
@@ -143,22 +131,28 @@ type item struct {
 	dist int64
 }
 
-type pqueue []item
-
-func (q pqueue) Len() int { return len(q) }
-func (q pqueue) Less(i, j int) bool {
-	if q[i].dist != q[j].dist {
-		return q[i].dist < q[j].dist
+// byDist pops the nearest first, the lowest node among equals.
+func byDist(a, b item) bool {
+	if a.dist != b.dist {
+		return a.dist < b.dist
 	}
-	return q[i].node < q[j].node
+	return a.node < b.node
 }
-func (q pqueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *pqueue) Push(x any)   { *q = append(*q, x.(item)) }
-func (q *pqueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+
+// minHeap is a container/heap of items, the least under less on top.
+type minHeap[T any] struct {
+	items []T
+	less  func(a, b T) bool
+}
+
+func (h *minHeap[T]) Len() int           { return len(h.items) }
+func (h *minHeap[T]) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+func (h *minHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *minHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *minHeap[T]) Pop() any {
+	last := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return last
 }
 
 // widestFlow sends up to want units from s to t along at most parts paths,
@@ -175,7 +169,7 @@ func (f *flowNet) widestFlow(s, t int, want int64, parts int) int64 {
 			via[i] = -1
 		}
 		width[s] = want - sent
-		q := &widthQueue{{node: s, width: width[s]}}
+		q := &minHeap[widthItem]{items: []widthItem{{node: s, width: width[s]}}, less: widestFirst}
 		for q.Len() > 0 {
 			top := heap.Pop(q).(widthItem)
 			if top.width < width[top.node] || (top.width == width[top.node] && top.cost > cost[top.node]) {
@@ -210,24 +204,14 @@ type widthItem struct {
 	width, cost int64
 }
 
-// widthQueue pops the widest first, the cheapest among equals.
-type widthQueue []widthItem
-
-func (q widthQueue) Len() int { return len(q) }
-func (q widthQueue) Less(i, j int) bool {
-	if q[i].width != q[j].width {
-		return q[i].width > q[j].width
+// widestFirst pops the widest first, the cheapest among equals, then the
+// lowest node.
+func widestFirst(a, b widthItem) bool {
+	if a.width != b.width {
+		return a.width > b.width
 	}
-	if q[i].cost != q[j].cost {
-		return q[i].cost < q[j].cost
+	if a.cost != b.cost {
+		return a.cost < b.cost
 	}
-	return q[i].node < q[j].node
-}
-func (q widthQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *widthQueue) Push(x any)   { *q = append(*q, x.(widthItem)) }
-func (q *widthQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+	return a.node < b.node
 }

@@ -17,6 +17,15 @@
 //     (sure bounds, soft bounds, a bimodal/uniform prior mix, optional decay
 //     with virtual time) and what one payment's own shards lock (in flight
 //     and held at the receiver).
+//   - Settings: the assumptions beyond a strategy (prior, half-lives,
+//     attribution, padding, a single route's hop cost and least
+//     probability); DefaultSettings are the champion routers' values.
+//   - What every router repeats: the best single route for a shard
+//     (Payment.Best), handing a route out (Send), the whole rest first
+//     (WholeFirst), halvings (Halvings, FirstBest), a router that plans a
+//     round at a time (Planner), and learning from an attempt's outcome
+//     (Payment.ReportAttempt, which a router embedding *Payment inherits).
+//   - Decompose: a flow split into paths (also the oracle's).
 //
 // It is trusted code compiled into every candidate: it reads nothing but
 // the routing contract's SimNetworkView, the routes a router hands out and

@@ -319,82 +319,104 @@ func (n *mcfNet) solve(s, t NodeID, want int64) int64 {
 	return sent
 }
 
-// unitPart is a flow path in units over edge indices.
-type unitPart struct {
-	edges []int32
-	units int64
+// FlowArc is an arc carrying Units of a flow from From to To.
+type FlowArc struct {
+	From, To NodeID
+	Units    int64
 }
 
-// decompose splits the flow on the forward arcs into s-t paths.
-func (n *mcfNet) decompose(s, t NodeID) []unitPart {
-	flow := map[int32]int64{} // edge index → units
-	for k, f := range n.flow {
-		if f > 0 {
-			flow[int32(k)] = f
+// UnitPath is one path of a decomposed flow: the indices of its arcs and
+// the units it carries.
+type UnitPath struct {
+	Arcs  []int32
+	Units int64
+}
+
+// Decompose splits a flow from s to t into paths. Each path walks from s
+// along, at every node, the first arc (in the order of arcs) that still
+// carries flow to a node not yet on the path, and carries the least flow
+// left on its arcs; the first walk that cannot reach t ends the split.
+func Decompose(arcs []FlowArc, s, t NodeID) []UnitPath {
+	left := make([]int64, len(arcs))
+	out := map[NodeID][]int32{}
+	for k, a := range arcs {
+		left[k] = a.Units
+		if a.Units > 0 {
+			out[a.From] = append(out[a.From], int32(k))
 		}
 	}
-	out := map[NodeID][]int32{}
-	keys := make([]int32, 0, len(flow))
-	for k := range flow {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	for _, k := range keys {
-		out[n.edges[k].From] = append(out[n.edges[k].From], k)
-	}
-	var parts []unitPart
+	var paths []UnitPath
 	for {
 		var path []int32
 		seen := map[NodeID]bool{s: true}
-		v, value := s, int64(math.MaxInt64)
+		v, units := s, int64(math.MaxInt64)
 		for v != t {
 			next := int32(-1)
 			for _, k := range out[v] {
-				if flow[k] > 0 && !seen[n.edges[k].To] {
+				if left[k] > 0 && !seen[arcs[k].To] {
 					next = k
 					break
 				}
 			}
 			if next < 0 {
-				return parts
+				return paths
 			}
 			path = append(path, next)
-			value = min(value, flow[next])
-			v = n.edges[next].To
+			units = min(units, left[next])
+			v = arcs[next].To
 			seen[v] = true
 		}
 		for _, k := range path {
-			flow[k] -= value
+			left[k] -= units
 		}
-		parts = append(parts, unitPart{edges: path, units: value})
+		paths = append(paths, UnitPath{Arcs: path, Units: units})
 	}
+}
+
+// decompose splits the flow into s-t paths over edge indices.
+func (n *mcfNet) decompose(s, t NodeID) []UnitPath {
+	var arcs []FlowArc
+	var edge []int32 // arc → edge index, ascending
+	for k, f := range n.flow {
+		if f > 0 {
+			arcs = append(arcs, FlowArc{From: n.edges[k].From, To: n.edges[k].To, Units: f})
+			edge = append(edge, int32(k))
+		}
+	}
+	paths := Decompose(arcs, s, t)
+	for _, p := range paths {
+		for i, a := range p.Arcs {
+			p.Arcs[i] = edge[a]
+		}
+	}
+	return paths
 }
 
 // trim keeps at most q.MaxParts paths, the largest, and moves onto them
 // what their edges' remaining room allows of the others' flow.
-func (n *mcfNet) trim(parts []unitPart, q *FlowQuery, unit float64, whole bool) []FlowPart {
-	sort.SliceStable(parts, func(i, j int) bool { return parts[i].units > parts[j].units })
+func (n *mcfNet) trim(parts []UnitPath, q *FlowQuery, unit float64, whole bool) []FlowPart {
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].Units > parts[j].Units })
 	rest := int64(0)
 	if q.MaxParts > 0 && len(parts) > q.MaxParts {
 		for _, p := range parts[q.MaxParts:] {
-			rest += p.units
+			rest += p.Units
 		}
 		parts = parts[:q.MaxParts]
 		room := n.room(parts)
 		for i := range parts {
 			extra := min(rest, room(parts[i]))
-			parts[i].units += extra
+			parts[i].Units += extra
 			rest -= extra
 		}
 	}
 	out := make([]FlowPart, len(parts))
 	total := lnwire.MilliSatoshi(0)
 	for i, p := range parts {
-		edges := make([]*Edge, len(p.edges))
-		for j, k := range p.edges {
+		edges := make([]*Edge, len(p.Arcs))
+		for j, k := range p.Arcs {
 			edges[j] = n.edges[k]
 		}
-		out[i] = FlowPart{Edges: edges, Amount: lnwire.MilliSatoshi(float64(p.units) * unit)}
+		out[i] = FlowPart{Edges: edges, Amount: lnwire.MilliSatoshi(float64(p.Units) * unit)}
 		total += out[i].Amount
 	}
 	if len(out) > 0 && whole && rest == 0 && total < q.Amount {
@@ -405,25 +427,25 @@ func (n *mcfNet) trim(parts []unitPart, q *FlowQuery, unit float64, whole bool) 
 
 // room returns, for a kept path, how many more units its edges could carry
 // on top of the kept paths, and reserves them as it answers.
-func (n *mcfNet) room(kept []unitPart) func(p unitPart) int64 {
+func (n *mcfNet) room(kept []UnitPath) func(p UnitPath) int64 {
 	free := map[int32]int64{}
 	for _, p := range kept {
-		for _, k := range p.edges {
+		for _, k := range p.Arcs {
 			free[k] = n.pieceCum[n.pieceStart[k+1]-1] // capacity of the pieces
 		}
 	}
 	for _, p := range kept {
-		for _, k := range p.edges {
-			free[k] -= p.units
+		for _, k := range p.Arcs {
+			free[k] -= p.Units
 		}
 	}
-	return func(p unitPart) int64 {
+	return func(p UnitPath) int64 {
 		r := int64(math.MaxInt64)
-		for _, k := range p.edges {
+		for _, k := range p.Arcs {
 			r = min(r, free[k])
 		}
 		r = max(r, 0)
-		for _, k := range p.edges {
+		for _, k := range p.Arcs {
 			free[k] -= r
 		}
 		return r

@@ -7,13 +7,14 @@ import (
 )
 
 // Memory is what a router keeps across the payments of a scenario: the
-// graph, a searcher on it, the beliefs, and what it saw of the world's
-// behaviour. Keep one at package level; the simulator makes a router per
-// payment and each starts with Begin.
+// graph, a searcher on it, the beliefs, the settings every payment starts
+// with, and what it saw of the world's behaviour. Keep one at package level;
+// the simulator makes a router per payment and each starts with Begin.
 type Memory struct {
 	Graph    *Graph
 	Searcher *Searcher
 	Beliefs  *Beliefs
+	Settings Settings
 
 	// Unreadable counts the unreadable failures seen: evidence that
 	// failure attribution is degraded.
@@ -25,9 +26,16 @@ type Memory struct {
 	last *Payment
 }
 
-// NewMemory makes an empty memory; the graph is read on the first Begin.
+// NewMemory makes an empty memory on beliefs, with the default settings
+// for the rest; the graph is read on the first Begin.
 func NewMemory(beliefs *Beliefs) *Memory {
-	return &Memory{Beliefs: beliefs}
+	return &Memory{Beliefs: beliefs, Settings: settingsOf(beliefs)}
+}
+
+// NewMemoryWith makes an empty memory whose beliefs take s's prior and
+// half-life; the graph is read on the first Begin.
+func NewMemoryWith(s Settings) *Memory {
+	return &Memory{Beliefs: NewBeliefs(s.Prior, s.HalfLife), Settings: s}
 }
 
 // Begin starts a payment: the previous one is over (its held shards settle
@@ -47,7 +55,7 @@ func (m *Memory) Begin(view routing.SimNetworkView, source route.Vertex,
 	if err != nil {
 		return nil, err
 	}
-	p.memory = m
+	p.memory, p.searcher, p.Settings = m, m.Searcher, m.Settings
 	m.last = p
 	m.Payments++
 	return p, nil

@@ -34,7 +34,12 @@ type Payment struct {
 	// flight opens one), this one included.
 	Rounds int
 
+	// Settings are the memory's (the defaults for a payment made without
+	// one), the payment's own to change.
+	Settings Settings
+
 	memory     *Memory            // nil for a payment made without one
+	searcher   *Searcher          // the memory's, or made on first use
 	bound      float64            // UpperBound's last value
 	boundValid bool               // false until computed and after every failure
 	locked     map[uint64]float64 // per direction: in flight and held
@@ -57,7 +62,7 @@ func NewPayment(g *Graph, b *Beliefs, view routing.SimNetworkView, source route.
 		return nil, errors.New("routekit: unknown target")
 	}
 	return &Payment{Graph: g, Beliefs: b, View: view, Spec: spec, Source: src, Target: dst,
-		Local: local, locked: map[uint64]float64{}, held: map[uint64]float64{}}, nil
+		Local: local, Settings: settingsOf(b), locked: map[uint64]float64{}, held: map[uint64]float64{}}, nil
 }
 
 // dirKey names one direction of a channel.

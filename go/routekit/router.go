@@ -1,0 +1,136 @@
+package routekit
+
+import (
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// What every router built on a Payment repeats, under the payment's
+// Settings: a single route for a shard, the hand-out of a route, the
+// rounds of a planning router (Planner) and the learning from an attempt's
+// outcome. A router embedding *Payment inherits ReportAttempt and writes
+// only RequestRoute; it may write its own ReportAttempt instead.
+
+// Best is the least-cost single route for shard under ProbCost with
+// feeWeight and the settings' HopPenalty, nil when there is none or it is
+// less likely than the settings' MinRouteProb.
+func (p *Payment) Best(shard lnwire.MilliSatoshi, feeWeight float64) *Path {
+	cost := p.ProbCost(shard, feeWeight, p.Settings.HopPenalty)
+	path := p.search().Shortest(p.Query(shard, p.Settings.CltvPadding, cost))
+	if path == nil || path.Prob < p.Settings.MinRouteProb {
+		return nil
+	}
+	return path
+}
+
+// search is the memory's searcher, or one of the payment's own.
+func (p *Payment) search() *Searcher {
+	if p.searcher == nil {
+		p.searcher = NewSearcher(p.Graph)
+	}
+	return p.searcher
+}
+
+// Halvings are the shard sizes amt, amt/2, amt/4, … down to least (amt
+// itself whatever least is).
+func Halvings(amt, least lnwire.MilliSatoshi) []lnwire.MilliSatoshi {
+	sizes := []lnwire.MilliSatoshi{amt}
+	for s := amt / 2; s >= least && s > 0; s /= 2 {
+		sizes = append(sizes, s)
+	}
+	return sizes
+}
+
+// WholeFirst is the path pick finds for the next shard: in the first
+// wholeRounds rounds of a payment that is not atomic, pick(true), the whole
+// rest as one shard (a bottleneck shows before anything is spent), and
+// pick(false), a split, when no route carries it all or after those rounds.
+func (p *Payment) WholeFirst(wholeRounds int, pick func(whole bool) *Path) *Path {
+	whole := !p.Spec.Atomic && p.Rounds <= wholeRounds
+	if path := pick(whole); path != nil || !whole {
+		return path
+	}
+	return pick(false)
+}
+
+// Send hands out path: its route with the settings' cltv padding, booked
+// by Dispatch; ErrNoRoute when path is nil or breaks the payment's limits.
+func (p *Payment) Send(path *Path) (*route.Route, error) {
+	if path == nil {
+		return nil, ErrNoRoute
+	}
+	rt := p.Route(path, p.Settings.CltvPadding)
+	if rt == nil {
+		return nil, ErrNoRoute
+	}
+	p.Dispatch(rt)
+	return rt, nil
+}
+
+// FirstBest is the best single route (Best) for the first of sizes that
+// has one, as a plan of that one path; nil when none has.
+func (p *Payment) FirstBest(sizes []lnwire.MilliSatoshi, feeWeight float64) []*Path {
+	for _, size := range sizes {
+		if path := p.Best(size, feeWeight); path != nil {
+			return []*Path{path}
+		}
+	}
+	return nil
+}
+
+// Planner plays a payment a planned round at a time. When a round opens
+// (nothing in flight) it stops the payment if the rest no longer fits what
+// the network surely carries (CanComplete under the settings'
+// SureHalfLife), else Plan makes the round's paths; each request sends the
+// next planned path that the rest still needs and the payment's limits
+// allow. Its ReportAttempt is the Payment's; embed it to learn otherwise.
+type Planner struct {
+	*Payment
+
+	// Plan is the paths of a round for the rest amt.
+	Plan func(p *Payment, amt lnwire.MilliSatoshi) []*Path
+
+	round []*Path // planned paths not yet handed out
+}
+
+// RequestRoute answers the routing contract from the round's plan.
+func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
+	r.Request(inFlight)
+	if inFlight == 0 {
+		if !r.CanComplete(amt, r.Settings.SureHalfLife) {
+			return nil, ErrNoRoute
+		}
+		r.round = r.Plan(r.Payment, amt)
+	}
+	for len(r.round) > 0 {
+		next := r.round[0]
+		r.round = r.round[1:]
+		if next.Amount > amt {
+			continue // an earlier part delivered more than planned
+		}
+		if rt, err := r.Send(next); err == nil {
+			return rt, nil
+		}
+	}
+	return nil, ErrNoRoute
+}
+
+// Attribution is how far failure positions are trusted now: at their word
+// until an unreadable failure of the scenario has shown attribution
+// degraded, then spread by the settings' ShiftShare.
+func (p *Payment) Attribution() Attribution {
+	return Attribution{Trusted: p.memory == nil || p.memory.Unreadable == 0,
+		ShiftShare: p.Settings.ShiftShare}
+}
+
+// ReportAttempt books an attempt's outcome (Returned) and learns from a
+// failure under the payment's Attribution: the routing contract's
+// ReportAttempt for a router that takes no more from failures.
+func (p *Payment) ReportAttempt(_ uint64, rt *route.Route, res *routing.SimAttemptResult) error {
+	p.Returned(rt, res)
+	if res.Failure != nil {
+		p.LearnFailure(rt, res, p.Attribution())
+	}
+	return nil
+}

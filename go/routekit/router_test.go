@@ -1,0 +1,211 @@
+package routekit
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// beginDiamond begins a payment of amt across the diamond (node 0 to node
+// 3) on m, the sender's channels 1, 3 and 5 holding their capacity.
+func beginDiamond(t *testing.T, m *Memory, amt lnwire.MilliSatoshi) *Payment {
+	t.Helper()
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amt, FeeLimit: amt / 10,
+		MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
+	local := map[uint64]lnwire.MilliSatoshi{1: 1_000_000_000, 3: 2_000_000_000, 5: 500_000_000}
+	p, err := m.Begin(diamond(), vertex(0), local, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSettingsReachPayments(t *testing.T) {
+	s := DefaultSettings()
+	s.HalfLife, s.CltvPadding = time.Hour, 7
+	m := NewMemoryWith(s)
+	if m.Beliefs.Prior != s.Prior || m.Beliefs.HalfLife != time.Hour {
+		t.Fatalf("beliefs %+v, %v do not follow the settings", m.Beliefs.Prior, m.Beliefs.HalfLife)
+	}
+	if p := beginDiamond(t, m, 1000); p.Settings != s {
+		t.Fatalf("payment settings %+v, want the memory's %+v", p.Settings, s)
+	}
+	// A memory on beliefs of its own keeps their prior and half-life and
+	// takes the defaults for the rest.
+	old := NewMemory(NewBeliefs(testPrior, 0))
+	if old.Settings.HalfLife != 0 || old.Settings.CltvPadding != DefaultSettings().CltvPadding {
+		t.Fatalf("NewMemory settings %+v", old.Settings)
+	}
+}
+
+func TestHalvings(t *testing.T) {
+	tests := []struct {
+		amt, least lnwire.MilliSatoshi
+		want       []lnwire.MilliSatoshi
+	}{
+		{1000, 200, []lnwire.MilliSatoshi{1000, 500, 250}},
+		{1000, 250, []lnwire.MilliSatoshi{1000, 500, 250}},
+		{100, 1000, []lnwire.MilliSatoshi{100}}, // the rest itself, whatever least
+		{7, 0, []lnwire.MilliSatoshi{7, 3, 1}},  // never 0
+	}
+	for _, tc := range tests {
+		if got := Halvings(tc.amt, tc.least); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Halvings(%d, %d) = %v, want %v", tc.amt, tc.least, got, tc.want)
+		}
+	}
+}
+
+func TestWholeFirst(t *testing.T) {
+	tests := []struct {
+		name         string
+		atomic       bool
+		rounds       int
+		carriesWhole bool // a route carries the whole rest
+		carriesSplit bool // a route carries a split
+		asked        []bool
+		found        bool
+	}{
+		{"the first round sends the whole rest", false, 1, true, true, []bool{true}, true},
+		{"no route carries it all", false, 1, false, true, []bool{true, false}, true},
+		{"after the first round", false, 2, true, true, []bool{false}, true},
+		{"an atomic payment splits at once", true, 1, true, true, []bool{false}, true},
+		{"nothing carries a split", true, 1, true, false, []bool{false}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Payment{Spec: &routing.SimPaymentSpec{Atomic: tc.atomic}, Rounds: tc.rounds}
+			var asked []bool
+			path := p.WholeFirst(1, func(whole bool) *Path {
+				asked = append(asked, whole)
+				if (whole && !tc.carriesWhole) || (!whole && !tc.carriesSplit) {
+					return nil
+				}
+				return &Path{Amount: 1}
+			})
+			if (path != nil) != tc.found || !reflect.DeepEqual(asked, tc.asked) {
+				t.Fatalf("asked %v (path %v), want %v", asked, path, tc.asked)
+			}
+		})
+	}
+}
+
+func TestBestAndSend(t *testing.T) {
+	p := beginDiamond(t, NewMemoryWith(DefaultSettings()), 1_000_000)
+	path := p.Best(1_000_000, 0.1)
+	if path == nil || path.Prob < p.Settings.MinRouteProb {
+		t.Fatalf("best path %+v", path)
+	}
+	if _, err := p.Send(nil); !errors.Is(err, ErrNoRoute) {
+		t.Fatalf("sending no path: %v", err)
+	}
+	rt, err := p.Send(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := rt.Hops[len(rt.Hops)-1].OutgoingTimeLock
+	if last != p.FinalLock(p.Settings.CltvPadding) || p.InFlight != 1_000_000 ||
+		p.FeesCommitted != rt.TotalFees() {
+		t.Fatalf("sent route: final lock %d, in flight %d, fees %d", last, p.InFlight, p.FeesCommitted)
+	}
+	p.Settings.MinRouteProb = 1.1
+	if got := p.Best(1_000_000, 0.1); got != nil {
+		t.Fatalf("a route below the least probability: %+v", got)
+	}
+}
+
+func TestPlanner(t *testing.T) {
+	const amt = 1_000_000
+	plans := 0
+	r := &Planner{Payment: beginDiamond(t, NewMemoryWith(DefaultSettings()), amt),
+		Plan: func(p *Payment, rest lnwire.MilliSatoshi) []*Path {
+			plans++
+			// The first path is larger than the rest: it is passed over.
+			return []*Path{p.Best(2*rest, 0.1), p.Best(rest, 0.1)}
+		}}
+	request := func(rest lnwire.MilliSatoshi, inFlight uint32) *route.Route {
+		t.Helper()
+		rt, err := r.RequestRoute(rest, inFlight)
+		if (rt == nil) != errors.Is(err, ErrNoRoute) {
+			t.Fatalf("route %v with error %v", rt, err)
+		}
+		return rt
+	}
+	if rt := request(amt, 0); rt == nil || rt.ReceiverAmt() != amt || plans != 1 {
+		t.Fatalf("first request: route %v after %d plans", rt, plans)
+	}
+	if rt := request(amt, 1); rt != nil || plans != 1 || r.Rounds != 1 {
+		t.Fatalf("the plan is out: route %v, %d plans, %d rounds", rt, plans, r.Rounds)
+	}
+	if rt := request(amt, 0); rt == nil || plans != 2 || r.Rounds != 2 {
+		t.Fatalf("a new round: route %v, %d plans, %d rounds", rt, plans, r.Rounds)
+	}
+	// More than the network can surely carry: no plan, the payment stops.
+	if rt := request(100_000_000_000, 0); rt != nil || plans != 2 {
+		t.Fatalf("an impossible rest: route %v after %d plans", rt, plans)
+	}
+}
+
+func TestFirstBest(t *testing.T) {
+	p := beginDiamond(t, NewMemoryWith(DefaultSettings()), 1_000_000)
+	// No route carries 80, 40 or 20 M sat (the sender holds 20 M at most)
+	// nor 10 M sat within the fee limit; 5 M sat takes the upper corridor.
+	sizes := Halvings(8_000_000_000, 1_000_000)
+	plan := p.FirstBest(sizes, 0.1)
+	if len(plan) != 1 || plan[0].Amount != sizes[4] || plan[0].Edges[0].ChannelID != 1 {
+		t.Fatalf("first best %+v, want one path of %d msat over channel 1", plan, sizes[4])
+	}
+	if plan := p.FirstBest(sizes[:4], 0.1); plan != nil {
+		t.Fatalf("a route for sizes no channel carries: %+v", plan)
+	}
+}
+
+func TestReportAttemptAttribution(t *testing.T) {
+	m := NewMemoryWith(DefaultSettings())
+	p := beginDiamond(t, m, 1_000_000)
+	if a := p.Attribution(); !a.Trusted || a.ShiftShare != m.Settings.ShiftShare {
+		t.Fatalf("attribution before any unreadable failure: %+v", a)
+	}
+	rt, err := p.Send(p.Best(1_000_000, 0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &routing.SimAttemptResult{Failure: routing.UnreadableFailure{}, FailureSourceIdx: -1}
+	if err := p.ReportAttempt(1, rt, res); err != nil {
+		t.Fatal(err)
+	}
+	if m.Unreadable != 1 || p.InFlight != 0 || p.Attribution().Trusted {
+		t.Fatalf("after an unreadable failure: %d unreadable, %d in flight, attribution %+v",
+			m.Unreadable, p.InFlight, p.Attribution())
+	}
+	e, amt := p.Graph.Hop(rt, 1)
+	if _, hi := p.Beliefs.Sendable(e, p.Now(), 0); hi != float64(e.Capacity) {
+		t.Fatalf("soft blame moved the sure bound of a %d msat hop to %.0f", amt, hi)
+	}
+	if p.Beliefs.Of(e, p.Now()).SoftWeight == 0 {
+		t.Fatal("the unreadable failure blamed nothing")
+	}
+}
+
+func TestDecompose(t *testing.T) {
+	tests := []struct {
+		name string
+		arcs []FlowArc
+		want []UnitPath
+	}{
+		{"two corridors", []FlowArc{{0, 1, 5}, {1, 3, 5}, {0, 2, 3}, {2, 3, 3}},
+			[]UnitPath{{Arcs: []int32{0, 1}, Units: 5}, {Arcs: []int32{2, 3}, Units: 3}}},
+		{"a narrow arc splits the flow", []FlowArc{{0, 1, 4}, {1, 3, 1}, {1, 2, 3}, {2, 3, 3}},
+			[]UnitPath{{Arcs: []int32{0, 1}, Units: 1}, {Arcs: []int32{0, 2, 3}, Units: 3}}},
+		{"a cycle reaches nothing", []FlowArc{{0, 1, 2}, {1, 0, 2}}, nil},
+	}
+	for _, tc := range tests {
+		if got := Decompose(tc.arcs, 0, 3); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
