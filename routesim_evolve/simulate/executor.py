@@ -17,12 +17,12 @@ import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, Unpack
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from routesim_evolve.simulate.outcome import RunOutcome
-from routesim_evolve.simulate.sandbox import SandboxLimits, run_binary
+from routesim_evolve.simulate.sandbox import RunOptions, run_binary
 
 #: Seconds to wait for a cluster's address to answer before giving up on it
 #: (ray.init itself waits minutes on an address that never answers).
@@ -58,13 +58,7 @@ class Executor(Protocol):
     """Runs a routesim binary on a scenario in the sandbox (sandbox.run_binary)."""
 
     def run_binary(
-        self,
-        binary: Path,
-        scenario_path: Path,
-        *,
-        router: str = "candidate",
-        limits: SandboxLimits | None = None,
-        source: str | None = None,
+        self, binary: Path, scenario_path: Path, **options: Unpack[RunOptions]
     ) -> RunOutcome: ...
 
     def slots(self) -> int:
@@ -76,15 +70,9 @@ class LocalExecutor:
     """Runs on this machine, in the caller's thread."""
 
     def run_binary(
-        self,
-        binary: Path,
-        scenario_path: Path,
-        *,
-        router: str = "candidate",
-        limits: SandboxLimits | None = None,
-        source: str | None = None,
+        self, binary: Path, scenario_path: Path, **options: Unpack[RunOptions]
     ) -> RunOutcome:
-        return run_binary(binary, scenario_path, router=router, limits=limits, source=source)
+        return run_binary(binary, scenario_path, **options)
 
     def slots(self) -> int:
         return os.cpu_count() or 1

@@ -23,6 +23,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Unpack
 
 import orjson
 import ray
@@ -33,7 +34,13 @@ from routesim_evolve.build.fsutil import atomic_write, evict_oldest
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import scenario_graph_path
-from routesim_evolve.simulate.sandbox import SandboxLimits, run_binary
+from routesim_evolve.simulate.sandbox import (
+    CANDIDATE_ROUTER,
+    DEFAULT_LIMITS,
+    RunOptions,
+    SandboxLimits,
+    run_binary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -97,15 +104,11 @@ class RayExecutor:
         return f"{self.slots()} CPUs on {nodes} node(s) of the Ray cluster at {address}"
 
     def run_binary(
-        self,
-        binary: Path,
-        scenario_path: Path,
-        *,
-        router: str = "candidate",
-        limits: SandboxLimits | None = None,
-        source: str | None = None,
+        self, binary: Path, scenario_path: Path, **options: Unpack[RunOptions]
     ) -> RunOutcome:
-        limits = limits or SandboxLimits()
+        router = options.get("router", CANDIDATE_ROUTER)
+        limits = options.get("limits") or DEFAULT_LIMITS
+        source = options.get("source")
         scenario = Path(scenario_path).resolve()
         try:
             graph = self._ship_file(scenario_graph_path(scenario))

@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -318,19 +318,27 @@ def classify(
     )
 
 
-def run_binary(
-    binary: Path,
-    scenario_path: Path,
-    *,
-    router: str = "candidate",
-    limits: SandboxLimits | None = None,
-    source: str | None = None,
-    extra_args: tuple[str, ...] = (),
-) -> RunOutcome:
+#: The router a routesim binary plays unless told otherwise: its candidate.
+CANDIDATE_ROUTER = "candidate"
+
+
+class RunOptions(TypedDict, total=False):
+    """How one run goes besides the binary and the scenario, passed through
+    as keywords by every executor: the router the binary plays (a reference
+    router's name, else CANDIDATE_ROUTER), its limits (else DEFAULT_LIMITS)
+    and the candidate's source, which lets feedback quote its lines."""
+
+    router: str
+    limits: SandboxLimits | None
+    source: str | None
+
+
+def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions]) -> RunOutcome:
     """Run `binary --router ROUTER --no-timing` on one scenario inside the
-    sandbox. `source` (the candidate's) lets feedback quote its lines.
-    Never raises: every failure is a RunOutcome."""
-    limits = limits or SandboxLimits()
+    sandbox. Never raises: every failure is a RunOutcome."""
+    router = options.get("router", CANDIDATE_ROUTER)
+    limits = options.get("limits") or DEFAULT_LIMITS
+    source = options.get("source")
     scenario = Path(scenario_path).resolve()
     name = scenario.name
     prefix = _unshare_prefix() if limits.isolate_network else ()
@@ -338,7 +346,7 @@ def run_binary(
     try:
         out = scratch / "result.json"
         cmd = [*prefix, str(Path(binary).resolve()), "--router", router, "--no-timing"]
-        cmd += [*extra_args, "--out", str(out), str(scenario)]
+        cmd += ["--out", str(out), str(scenario)]
         try:
             ex = _spawn_and_wait(cmd, scratch, limits)
         except OSError as exc:
