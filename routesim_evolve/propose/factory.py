@@ -13,7 +13,8 @@ from routesim_evolve.propose.agentic import AgenticProposer, AgentWorkspace
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.lm import LMProposer
 from routesim_evolve.propose.offline import OfflineProposer
-from routesim_evolve.reflect.base import BackendOptions, ReflectionBackend, UsageMeter
+from routesim_evolve.reflect.base import BackendOptions, ReflectionBackend
+from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.factory import make_backend, make_cli_backend
 from routesim_evolve.reflect.prompts import PromptPack
 from routesim_evolve.reflect.spec import LMSpec
@@ -32,7 +33,7 @@ def build_proposer(
     *,
     seed: int = 0,
     options: BackendOptions | None = None,
-    meter: UsageMeter | None = None,
+    meter: CostLedger | None = None,
 ) -> Proposer:
     """The proposer one `--reflection-lm` value stands for. Nothing is
     contacted: `backend_of(proposer).preflight()` checks it before the run."""
@@ -51,7 +52,7 @@ def build_proposers(
     *,
     seed: int = 0,
     options: BackendOptions | None = None,
-    meter: UsageMeter | None = None,
+    meter: CostLedger | None = None,
 ) -> list[Proposer]:
     return [
         build_proposer(s, pack, workspace, seed=seed + i, options=options, meter=meter)

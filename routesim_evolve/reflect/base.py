@@ -11,8 +11,9 @@ from typing import Literal, Protocol, TypedDict, TypeVar, Unpack, runtime_checka
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.errors import ProposalFailed, TransientError
-from routesim_evolve.reflect.usage import Completion, Usage
+from routesim_evolve.reflect.usage import Completion
 
 log = logging.getLogger(__name__)
 
@@ -88,12 +89,6 @@ class ReflectionBackend(Protocol):
     def preflight(self) -> None: ...
 
     def complete(self, prompt: PromptParts) -> Completion: ...
-
-
-class UsageMeter(Protocol):
-    """Where a back-end reports what each reply cost (the run's cost ledger)."""
-
-    def charge(self, backend: str, model: str | None, usage: Usage) -> None: ...
 
 
 class BackendOptions(BaseModel):
@@ -219,7 +214,8 @@ class Plumbing(TypedDict, total=False):
     retry: RetryPolicy | None
     sleep: Sleep
     rng: random.Random | None
-    meter: UsageMeter | None
+    # The run's cost ledger, charged with every reply's usage.
+    meter: CostLedger | None
 
 
 class PlumbedBackend:

@@ -31,7 +31,8 @@ class Charge(BaseModel):
 
 
 class CostLedger:
-    """A `UsageMeter` that prices and sums every reply of a run."""
+    """Prices and sums every reply of a run: each back-end charges it
+    (its `meter`) with the usage of every reply."""
 
     def __init__(
         self, prices: PriceTable, *, on_charge: Callable[[Charge], None] | None = None
