@@ -117,8 +117,11 @@ def evolve(
         search.runlog.close()
     if search.dispatcher.fatal is not None:
         raise search.dispatcher.fatal
-    notes = [*data.seed.notes, *_stop_notes(settings, search, ledger)]
-    for note in notes[len(data.seed.notes):]:
+    # Counted before the held-out test, whose evaluations land in the same
+    # cache but are not the search's.
+    spent = search.budget.used
+    stopped = _stop_notes(settings, search, ledger)
+    for note in stopped:
         say(note)
     best = candidate_text(result.best_candidate)
     best_path = settings.run_dir / "best.go"
@@ -132,9 +135,9 @@ def evolve(
         best_val=best_val,
         seed_val=seed_val,
         candidates=len(result.candidates),
-        metric_calls=search.budget.used,
+        metric_calls=spent,
         test=_held_out(best, data, scoring, say),
-        notes=notes,
+        notes=[*data.seed.notes, *stopped],
         cost=ledger.describe(),
     )
     _write_report(summary, settings.run_dir)
