@@ -34,13 +34,7 @@ from routesim_evolve.build.fsutil import atomic_write, evict_oldest
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import scenario_graph_path
-from routesim_evolve.simulate.sandbox import (
-    CANDIDATE_ROUTER,
-    DEFAULT_LIMITS,
-    RunOptions,
-    SandboxLimits,
-    run_binary,
-)
+from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary
 
 log = logging.getLogger(__name__)
 
@@ -106,9 +100,7 @@ class RayExecutor:
     def run_binary(
         self, binary: Path, scenario_path: Path, **options: Unpack[RunOptions]
     ) -> RunOutcome:
-        router = options.get("router", CANDIDATE_ROUTER)
-        limits = options.get("limits") or DEFAULT_LIMITS
-        source = options.get("source")
+        router, limits, source = resolve_run(options)
         scenario = Path(scenario_path).resolve()
         try:
             graph = self._ship_file(scenario_graph_path(scenario))

@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, TypedDict, Unpack
+from typing import IO, NamedTuple, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -89,6 +89,8 @@ class SandboxLimits(BaseModel):
         """These limits with the named fields changed (validated); a None
         keeps the field, so callers never restate a default."""
         given = {k: v for k, v in changes.items() if v is not None}
+        if not given:
+            return self  # the hot path: every run asks, most change nothing
         return SandboxLimits.model_validate({**self.model_dump(), **given})
 
 
@@ -333,12 +335,24 @@ class RunOptions(TypedDict, total=False):
     source: str | None
 
 
+class ResolvedRun(NamedTuple):
+    """RunOptions with their defaults filled in."""
+
+    router: str
+    limits: SandboxLimits
+    source: str | None
+
+
+def resolve_run(options: RunOptions) -> ResolvedRun:
+    """The one place a run's defaults are applied, for every executor."""
+    return ResolvedRun(options.get("router", CANDIDATE_ROUTER),
+                       options.get("limits") or DEFAULT_LIMITS, options.get("source"))
+
+
 def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions]) -> RunOutcome:
     """Run `binary --router ROUTER --no-timing` on one scenario inside the
     sandbox. Never raises: every failure is a RunOutcome."""
-    router = options.get("router", CANDIDATE_ROUTER)
-    limits = options.get("limits") or DEFAULT_LIMITS
-    source = options.get("source")
+    router, limits, source = resolve_run(options)
     scenario = Path(scenario_path).resolve()
     name = scenario.name
     prefix = _unshare_prefix() if limits.isolate_network else ()
