@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -76,11 +76,11 @@ def tools(*present: str) -> Callable[[str], str | None]:
     return lambda name: f"/usr/bin/{name}" if name in present else None
 
 
-def signed_in(tool: str, path: str) -> str | None:
+def signed_in(tool: str, path: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
-def signed_out(tool: str, path: str) -> str | None:
+def signed_out(tool: str, path: str, env: Mapping[str, str]) -> str | None:
     return f"not signed in (`{tool} login status`: Not logged in); run `{tool} login`"
 
 
@@ -115,8 +115,8 @@ def test_a_signed_out_cli_is_passed_over_and_the_reason_says_why() -> None:
     assert "the codex CLI at /usr/bin/codex is not signed in" in choice.reason
     assert "run `claude login`" in choice.reason
 
-    def only_codex(tool: str, path: str) -> str | None:
-        return None if tool == "codex" else signed_out(tool, path)
+    def only_codex(tool: str, path: str, env: Mapping[str, str]) -> str | None:
+        return None if tool == "codex" else signed_out(tool, path, env)
 
     assert detect_default({}, tools("claude", "codex"), only_codex).spec.kind == "codex"
 
@@ -164,3 +164,15 @@ def test_base_urls_parse_and_print_back(value: str, expected: LMSpec) -> None:
     spec = parse_lm_spec(value)
     assert spec == expected
     assert parse_lm_spec(str(spec)) == spec
+
+
+def test_a_key_in_the_given_environment_stands_in_for_a_login(tmp_path: Path) -> None:
+    """Detection checks the sign-in with the environment it was given."""
+    codex = tmp_path / "codex"
+    codex.write_text("#!/bin/sh\necho Not logged in; exit 1\n")
+    codex.chmod(0o755)
+    def which(name: str) -> str | None:
+        return str(codex) if name == "codex" else None
+
+    assert detect_default({}, which).spec.kind == "offline"
+    assert detect_default({"CODEX_API_KEY": "k"}, which).spec.kind == "codex"

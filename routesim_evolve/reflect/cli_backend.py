@@ -218,23 +218,25 @@ class AgentCLIBackend(PlumbedBackend):
             if missing is not None:
                 raise BackendUnavailable(f"{self.name}: {missing}")
 
-    def missing_login(self, path: str, source: Mapping[str, str] | None = None) -> str | None:
+    @classmethod
+    def missing_login(cls, path: str, source: Mapping[str, str] | None = None) -> str | None:
         """Why the tool at `path` cannot reach its model's default service
-        (signed out, no key), or None when it can."""
+        with the environment `source` (signed out, no key), or None when it
+        can. It needs no back-end: detection asks it of any CLI on PATH."""
         env = os.environ if source is None else source
-        if any(env.get(key) for key in self.credential_env):
+        if any(env.get(key) for key in cls.credential_env):
             return None
-        command = [path, *self.login_status]
+        command = [path, *cls.login_status]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=60,
-                                  env=scrubbed_env(self.env_keys, source=env))
+                                  env=scrubbed_env(cls.env_keys, source=env))
         except (OSError, subprocess.SubprocessError) as err:
-            return f"`{' '.join(command)}` failed ({err}); {self.login_hint}"
+            return f"`{' '.join(command)}` failed ({err}); {cls.login_hint}"
         if done.returncode == 0:
             return None
         said = " ".join((done.stdout + done.stderr).split())[-200:] or f"exit {done.returncode}"
-        return f"not signed in (`{self.tool} {' '.join(self.login_status)}`: {said}); " \
-            f"{self.login_hint}"
+        return f"not signed in (`{cls.tool} {' '.join(cls.login_status)}`: {said}); " \
+            f"{cls.login_hint}"
 
     def _endpoint(self) -> str | None:
         """The base URL the tool is pointed at, if any."""
@@ -598,7 +600,7 @@ AGENT_CLIS: dict[str, type[AgentCLIBackend]] = {
 }
 
 
-def cli_missing_login(tool: str, path: str) -> str | None:
+def cli_missing_login(tool: str, path: str, env: Mapping[str, str]) -> str | None:
     """Why the agent CLI `tool` installed at `path` cannot reach its
-    service as this environment stands (see `AgentCLIBackend.missing_login`)."""
-    return AGENT_CLIS[tool]().missing_login(path)
+    service with the environment `env` (see `AgentCLIBackend.missing_login`)."""
+    return AGENT_CLIS[tool].missing_login(path, env)

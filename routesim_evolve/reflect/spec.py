@@ -166,7 +166,7 @@ class DefaultChoice(BaseModel):
 def detect_default(
     env: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
-    missing_login: Callable[[str, str], str | None] = cli_missing_login,
+    missing_login: Callable[[str, str, Mapping[str, str]], str | None] = cli_missing_login,
 ) -> DefaultChoice:
     """Pick a back-end from what this machine has: an API key first (cheapest
     to drive, prompt caching), then a signed-in agent CLI, else the offline
@@ -184,7 +184,7 @@ def detect_default(
         path = which(tool)
         if not path:
             continue
-        missing = missing_login(tool, path)
+        missing = missing_login(tool, path, env)
         if missing is None:
             return DefaultChoice(
                 spec=LMSpec(kind=tool),
