@@ -70,7 +70,7 @@ def test_missing_key_is_reported_by_preflight_before_any_request(
 
 def test_an_unreachable_compatible_server_is_reported_by_preflight() -> None:
     backend = make_backend(parse_lm_spec("openai-compatible:m@http://127.0.0.1:9/v1"))
-    with pytest.raises(BackendUnavailable, match=r"cannot reach http://127\.0\.0\.1:9/v1"):
+    with pytest.raises(BackendUnavailable, match=r"cannot reach the API at http://127\.0\.0\.1:9/v1"):
         backend.preflight()
 
 

@@ -32,10 +32,11 @@
 package oracle
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -183,7 +184,7 @@ func totalValue(paths []flowPath) int64 {
 // largest, with the value of the others moved onto them as far as their
 // residual capacity allows.
 func fitParts(net *flowNet, paths []flowPath, maxParts int, tooSmall func(flowPath) bool) []flowPath {
-	sort.SliceStable(paths, func(i, j int) bool { return paths[i].value > paths[j].value })
+	slices.SortStableFunc(paths, func(a, b flowPath) int { return cmp.Compare(b.value, a.value) })
 	var kept, dropped []flowPath
 	for _, p := range paths {
 		if len(kept) < maxParts && !tooSmall(p) {

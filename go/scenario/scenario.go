@@ -13,20 +13,23 @@ const (
 	FormatGraph    = "routesim-graph/1"
 )
 
-// Arena names. The arena labels the scenario; its settings must enable the
-// behaviour the arena stands for (see Validate).
+// Arena labels a scenario with the behaviour it tests; the scenario's
+// settings must switch that behaviour on (see Validate).
+type Arena string
+
+// The arenas.
 const (
-	ArenaBase        = "base"
-	ArenaDrift       = "drift"
-	ArenaAtomicMPP   = "atomic_mpp"
-	ArenaAttribution = "attribution"
+	ArenaBase        Arena = "base"
+	ArenaDrift       Arena = "drift"
+	ArenaAtomicMPP   Arena = "atomic_mpp"
+	ArenaAttribution Arena = "attribution"
 )
 
 // Scenario is one scenario file.
 type Scenario struct {
 	Format      string            `json:"format"`
 	Name        string            `json:"name"`
-	Arena       string            `json:"arena"`
+	Arena       Arena             `json:"arena"`
 	Seed        uint64            `json:"seed"`
 	GraphFile   string            `json:"graph"`
 	Source      string            `json:"source"`

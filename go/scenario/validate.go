@@ -181,7 +181,7 @@ func (sc *Scenario) Validate() error {
 }
 
 func (sc *Scenario) validateArena() error {
-	on := map[string]bool{
+	on := map[Arena]bool{
 		ArenaBase:        true,
 		ArenaDrift:       sc.Traffic.EventsPerHour > 0,
 		ArenaAtomicMPP:   sc.AtomicMPP,
@@ -193,7 +193,7 @@ func (sc *Scenario) validateArena() error {
 		return &FieldError{sc.Path, "arena", RuleArenaUnknown, fmt.Sprintf(
 			"unknown arena %q (want base, drift, atomic_mpp or attribution)", sc.Arena)}
 	case !enabled:
-		what := map[string]string{
+		what := map[Arena]string{
 			ArenaDrift:       "traffic.events_per_hour > 0",
 			ArenaAtomicMPP:   "atomic_mpp: true",
 			ArenaAttribution: "a positive attribution rate",

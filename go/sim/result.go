@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/routesim-evolve/routesim/scenario"
+
 // FormatResult is the format tag of a result file.
 const FormatResult = "routesim-result/1"
 
@@ -16,7 +18,7 @@ const (
 type Result struct {
 	Format   string          `json:"format"`
 	Scenario string          `json:"scenario"`
-	Arena    string          `json:"arena"`
+	Arena    scenario.Arena  `json:"arena"`
 	Router   string          `json:"router"`
 	Seed     uint64          `json:"seed"`
 	Totals   Totals          `json:"totals"`

@@ -89,7 +89,11 @@ def load_allowlist(go_dir: Path | None = None) -> AllowList:
 
 
 #: candcheck, a tool of the module without in-module imports.
-CANDCHECK = GoTool(name="candcheck", main=CANDCHECK_PACKAGE, packages=(CANDCHECK_PACKAGE,))
+CANDCHECK = GoTool(
+    name="candcheck",
+    main=CANDCHECK_PACKAGE,
+    packages=(CANDCHECK_PACKAGE, Path("internal/checkcmd")),
+)
 
 
 def candcheck_binary(go_dir: Path | None = None, root: Path | None = None) -> Path:

@@ -14,15 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from routesim_evolve.build import gomodule
 from routesim_evolve.build.fsutil import file_lock
-from routesim_evolve.build.gomodule import (
-    GoToolchainError,
-    build_env,
-    cache_root,
-    go_binary,
-    go_module_dir,
-    go_version,
-)
 
 
 class GoTool(BaseModel):
@@ -38,7 +31,7 @@ class GoTool(BaseModel):
 
 def tool_key(tool: GoTool, go_dir: Path) -> str:
     """Hash of the tool's sources and the toolchain."""
-    digest = hashlib.sha256(go_version().encode())
+    digest = hashlib.sha256(gomodule.go_version().encode())
     for pkg in sorted(tool.packages):
         for path in sorted((go_dir / pkg).iterdir()):
             if path.suffix in {".go", ".json"} and not path.name.endswith("_test.go"):
@@ -48,8 +41,8 @@ def tool_key(tool: GoTool, go_dir: Path) -> str:
 
 def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = None) -> Path:
     """The tool's binary, built on first use and kept in the cache folder."""
-    go_dir = go_dir or go_module_dir()
-    root = root or cache_root()
+    go_dir = go_dir or gomodule.go_module_dir()
+    root = root or gomodule.cache_root()
     binary = root / "tools" / f"{tool.name}-{tool_key(tool, go_dir)}"
     if binary.is_file():
         return binary
@@ -57,11 +50,11 @@ def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = No
         if binary.is_file():
             return binary
         tmp = binary.with_name(f".{binary.name}.tmp")
-        cmd = [go_binary(), "build", "-trimpath", "-o", str(tmp), "./" + str(tool.main)]
+        cmd = [gomodule.go_binary(), "build", "-trimpath", "-o", str(tmp), "./" + str(tool.main)]
         proc = subprocess.run(
-            cmd, cwd=go_dir, env=build_env(), capture_output=True, text=True, timeout=600
+            cmd, cwd=go_dir, env=gomodule.build_env(), capture_output=True, text=True, timeout=600
         )
         if proc.returncode != 0:
-            raise GoToolchainError(f"building {tool.name} failed:\n{proc.stderr}")
+            raise gomodule.GoToolchainError(f"building {tool.name} failed:\n{proc.stderr}")
         tmp.replace(binary)
     return binary

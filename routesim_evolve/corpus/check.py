@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from routesim_evolve.build.gomodule import GoToolchainError
 from routesim_evolve.build.tools import GoTool, tool_binary
 
-#: scenariocheck and the package it is built from.
+#: scenariocheck and the packages it is built from.
 SCENARIOCHECK = GoTool(
     name="scenariocheck",
     main=Path("cmd/scenariocheck"),
-    packages=(Path("cmd/scenariocheck"), Path("scenario")),
+    packages=(Path("cmd/scenariocheck"), Path("internal/checkcmd"), Path("scenario")),
 )
 
 #: Files per scenariocheck run (keeps the command line short).

@@ -28,11 +28,22 @@ from routesim_evolve.reflect.base import (
     is_transient_status,
     retry_after_seconds,
 )
-from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
+from routesim_evolve.reflect.errors import (
+    BackendUnavailable,
+    ProposalFailed,
+    SdkErrors,
+    TransientError,
+    model_check,
+)
 from routesim_evolve.reflect.models import anthropic_limits, anthropic_max_tokens
 from routesim_evolve.reflect.usage import Completion, Usage
 
 log = logging.getLogger(__name__)
+
+#: How the Anthropic SDK says what a model check found.
+ANTHROPIC_ERRORS = SdkErrors(
+    anthropic.NotFoundError, anthropic.AuthenticationError, anthropic.AnthropicError
+)
 
 THINKING_BUDGETS = {"low": 4_000, "medium": 10_000, "high": 20_000, "xhigh": 32_000, "max": 48_000}
 
@@ -68,19 +79,11 @@ class AnthropicBackend(APIBackend):
                 f"{self.name}: no Anthropic credentials: set ANTHROPIC_API_KEY (or "
                 "ANTHROPIC_AUTH_TOKEN), or choose another --reflection-lm"
             )
-        try:
+        with model_check(
+            self.name, self.model, "the API", ANTHROPIC_ERRORS,
+            name_hint=" (e.g. anthropic:claude-opus-5:high)", key_hint="; check ANTHROPIC_API_KEY",
+        ):
             self._client.models.retrieve(self.model, timeout=30.0)
-        except anthropic.NotFoundError:
-            raise BackendUnavailable(
-                f"{self.name}: the API does not know model {self.model!r}; check the name "
-                "(e.g. anthropic:claude-opus-5:high)"
-            ) from None
-        except anthropic.AuthenticationError as err:
-            raise BackendUnavailable(
-                f"{self.name}: the API refused the key ({err.message}); check ANTHROPIC_API_KEY"
-            ) from None
-        except anthropic.AnthropicError as err:
-            raise BackendUnavailable(f"{self.name}: cannot reach the API: {err}") from None
 
     def request(self, prompt: PromptParts) -> dict[str, Any]:
         """The `messages.stream` arguments for `prompt`."""

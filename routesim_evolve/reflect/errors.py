@@ -11,6 +11,10 @@ the same way next time: a run stops after a few of them in a row.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NamedTuple
+
 
 class ProposalFailed(Exception):
     """No usable candidate came out of this proposal; skip the iteration."""
@@ -36,3 +40,31 @@ class TransientError(Exception):
 class BackendUnavailable(ValueError):
     """A back-end cannot work at all (no key, no CLI, unreachable server):
     found before the run starts; the message says what to set."""
+
+
+class SdkErrors(NamedTuple):
+    """The exception types of a provider's SDK that a model check tells
+    apart: an unknown model, a refused key, and anything else it raises."""
+
+    not_found: type[Exception]
+    refused: type[Exception]
+    other: type[Exception]
+
+
+@contextmanager
+def model_check(
+    name: str, model: str, where: str, sdk: SdkErrors, *, name_hint: str = "", key_hint: str = ""
+) -> Iterator[None]:
+    """Asks `where` (the API, or the server at a URL) about `model`; the
+    SDK's errors become a BackendUnavailable that says what to do."""
+    try:
+        yield
+    except sdk.not_found:
+        raise BackendUnavailable(
+            f"{name}: {where} does not know model {model!r}; check the name{name_hint}"
+        ) from None
+    except sdk.refused as err:
+        reason = getattr(err, "message", str(err))
+        raise BackendUnavailable(f"{name}: {where} refused the key ({reason}){key_hint}") from None
+    except sdk.other as err:
+        raise BackendUnavailable(f"{name}: cannot reach {where}: {err}") from None

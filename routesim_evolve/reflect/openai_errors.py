@@ -9,9 +9,18 @@ from typing import TypeVar
 import openai
 
 from routesim_evolve.reflect.base import is_transient_status, retry_after_seconds
-from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
+from routesim_evolve.reflect.errors import (
+    BackendUnavailable,
+    ProposalFailed,
+    SdkErrors,
+    TransientError,
+    model_check,
+)
 
 T = TypeVar("T")
+
+#: How the OpenAI SDK says what a model check found.
+OPENAI_ERRORS = SdkErrors(openai.NotFoundError, openai.AuthenticationError, openai.OpenAIError)
 
 
 def api_call(call: Callable[[], T], name: str) -> T:
@@ -39,7 +48,8 @@ def check_model(client: openai.OpenAI, model: str, name: str, *, listing: bool) 
     `models.list` on compatible servers, which often do not serve single
     models (then an unlisted model is only refused if the list is not empty
     and lacks it)."""
-    try:
+    where = f"the API at {client.base_url}"
+    with model_check(name, model, where, OPENAI_ERRORS):
         if listing:
             ids = [m.id for m in client.models.list(timeout=30.0)]
             if ids and model not in ids:
@@ -49,13 +59,3 @@ def check_model(client: openai.OpenAI, model: str, name: str, *, listing: bool) 
                 )
         else:
             client.models.retrieve(model, timeout=30.0)
-    except openai.NotFoundError:
-        raise BackendUnavailable(
-            f"{name}: the API at {client.base_url} does not know model {model!r}; check the name"
-        ) from None
-    except openai.AuthenticationError as err:
-        raise BackendUnavailable(
-            f"{name}: the API at {client.base_url} refused the key ({err.message})"
-        ) from None
-    except openai.OpenAIError as err:
-        raise BackendUnavailable(f"{name}: cannot reach {client.base_url}: {err}") from None

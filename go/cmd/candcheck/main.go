@@ -30,7 +30,6 @@ package main
 import (
 	_ "embed"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -42,6 +41,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/routesim-evolve/routesim/internal/checkcmd"
 )
 
 //go:embed allowlist.json
@@ -118,48 +119,34 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("candcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := checkcmd.NewFlags("candcheck", stderr)
 	pkgDir := fs.String("pkgdir", "", "the routesim command's directory, whose other files' names a candidate may not use")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: candcheck [-pkgdir DIR] CANDIDATE.go")
-		return 2
+	files, ok := checkcmd.Parse(fs, args, "candcheck [-pkgdir DIR] CANDIDATE.go", func(n int) bool { return n == 1 })
+	if !ok {
+		return checkcmd.ExitUsage
 	}
 	policy, err := loadPolicy(allowlistJSON)
 	if err != nil {
 		fmt.Fprintf(stderr, "candcheck: allowlist.json: %v\n", err)
-		return 2
+		return checkcmd.ExitUsage
 	}
-	src, err := os.ReadFile(fs.Arg(0))
+	src, err := os.ReadFile(files[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "candcheck: %v\n", err)
-		return 2
+		return checkcmd.ExitUsage
 	}
 	var foreign map[string]bool
 	if *pkgDir != "" {
 		if foreign, err = packageNames(*pkgDir); err != nil {
 			fmt.Fprintf(stderr, "candcheck: %v\n", err)
-			return 2
+			return checkcmd.ExitUsage
 		}
 	}
 	findings := Check(src, policy, foreign)
-	rep := Report{OK: len(findings) == 0, Findings: findings}
-	if rep.Findings == nil {
-		rep.Findings = []Finding{}
+	if findings == nil {
+		findings = []Finding{}
 	}
-	data, err := json.MarshalIndent(rep, "", " ")
-	if err != nil {
-		fmt.Fprintf(stderr, "candcheck: %v\n", err)
-		return 2
-	}
-	fmt.Fprintln(stdout, string(data))
-	if !rep.OK {
-		return 1
-	}
-	return 0
+	return checkcmd.Print(stdout, stderr, "candcheck", Report{OK: len(findings) == 0, Findings: findings}, len(findings) == 0)
 }
 
 // loadPolicy parses the allow-list file.

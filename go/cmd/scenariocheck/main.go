@@ -19,13 +19,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 
+	"github.com/routesim-evolve/routesim/internal/checkcmd"
 	"github.com/routesim-evolve/routesim/scenario"
 )
 
@@ -47,27 +45,14 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("scenariocheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := checkcmd.NewFlags("scenariocheck", stderr)
 	graphs := fs.Bool("graph", false, "the files are graph files, not scenario files")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	files, ok := checkcmd.Parse(fs, args, "scenariocheck [-graph] FILE...", func(n int) bool { return n > 0 })
+	if !ok {
+		return checkcmd.ExitUsage
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: scenariocheck [-graph] FILE...")
-		return 2
-	}
-	rep := check(fs.Args(), *graphs)
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(rep); err != nil {
-		fmt.Fprintf(stderr, "scenariocheck: %v\n", err)
-		return 2
-	}
-	if !rep.OK {
-		return 1
-	}
-	return 0
+	rep := check(files, *graphs)
+	return checkcmd.Print(stdout, stderr, "scenariocheck", rep, rep.OK)
 }
 
 func check(files []string, graphs bool) Report {
