@@ -88,7 +88,7 @@ def load_allowlist(go_dir: Path | None = None) -> AllowList:
     return AllowList.model_validate_json(path.read_bytes())
 
 
-#: candcheck, a tool of the module without in-module imports.
+#: candcheck and the packages it is built from.
 CANDCHECK = GoTool(
     name="candcheck",
     main=CANDCHECK_PACKAGE,

@@ -55,8 +55,8 @@ class SdkErrors(NamedTuple):
 def model_check(
     name: str, model: str, where: str, sdk: SdkErrors, *, name_hint: str = "", key_hint: str = ""
 ) -> Iterator[None]:
-    """Asks `where` (the API, or the server at a URL) about `model`; the
-    SDK's errors become a BackendUnavailable that says what to do."""
+    """Wraps a query to `where` (the API, or the server at a URL) about
+    `model`: the SDK's errors become a BackendUnavailable that says what to do."""
     try:
         yield
     except sdk.not_found:

@@ -146,7 +146,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if findings == nil {
 		findings = []Finding{}
 	}
-	return checkcmd.Print(stdout, stderr, "candcheck", Report{OK: len(findings) == 0, Findings: findings}, len(findings) == 0)
+	rep := Report{OK: len(findings) == 0, Findings: findings}
+	return checkcmd.Print(stdout, stderr, "candcheck", rep, rep.OK)
 }
 
 // loadPolicy parses the allow-list file.
