@@ -52,6 +52,11 @@ const (
 	// parts leave room for a second round.
 	partsShare = 1.0 // evolve:tunable [0.25, 1] retry
 
+	// keptRounds spreads the attempts left: a round uses at most the
+	// attempts left over keptRounds, so that failed rounds do not spend
+	// the last attempts on a payment that one more round would finish.
+	keptRounds = 3.0 // evolve:tunable [1, 8] retry
+
 	// planWhen: "always" plans every round with the flow; "atomic" only
 	// in the atomic MPP arena, and probes with the whole rest elsewhere.
 	planWhen = "always" // evolve:choice always|atomic success
@@ -90,8 +95,7 @@ func planRound(p *routekit.Payment, amt lnwire.MilliSatoshi) []*routekit.Path {
 			return whole
 		}
 	}
-	parts := max(1, int(float64(p.Spec.MaxParts)*partsShare))
-	plan := p.PlanFlow(amt, parts, routekit.FlowCost{
+	plan := p.PlanFlow(amt, p.RoundParts(partsShare, keptRounds), routekit.FlowCost{
 		Pieces: planPieces, Units: planUnits, FeeWeight: feeLambda, HopWeight: hopLambda})
 	if len(plan) > 0 {
 		return plan

@@ -65,6 +65,10 @@ const (
 	hopPerProb = 0.2 // evolve:tunable [0, 0.5] retry
 	flowPieces = 5   // evolve:tunable [1, 12] success
 	flowUnits  = 100 // evolve:tunable [20, 400] success
+
+	// keptRounds: a round uses at most the attempts left over this many
+	// rounds, so that failed rounds leave attempts to finish with.
+	keptRounds = 3.0 // evolve:tunable [1, 8] retry
 )
 
 // world lives for one scenario, under routekit's default settings;
@@ -110,7 +114,7 @@ type skeptic struct {
 // none, the most likely single route for the rest or for the largest
 // halving of it (down to 1/128 of it) that has one.
 func plan(p *routekit.Payment, amt lnwire.MilliSatoshi) []*routekit.Path {
-	round := p.PlanFlow(amt, int(p.Spec.MaxParts), routekit.FlowCost{
+	round := p.PlanFlow(amt, p.RoundParts(1, keptRounds), routekit.FlowCost{
 		Pieces: flowPieces, Units: flowUnits, FeeWeight: feePerProb, HopWeight: hopPerProb})
 	if len(round) > 0 {
 		return round

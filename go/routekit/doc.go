@@ -23,7 +23,9 @@
 //   - What every router repeats: the best single route for a shard
 //     (Payment.Best), handing a route out (Send), the whole rest first
 //     (WholeFirst), halvings (Halvings, FirstBest), a router that plans a
-//     round at a time (Planner), and learning from an attempt's outcome
+//     round at a time (Planner) and how many parts a round may use while
+//     attempts are kept for later rounds (Payment.RoundParts), and
+//     learning from an attempt's outcome
 //     (Payment.ReportAttempt, which a router embedding *Payment inherits).
 //   - Decompose: a flow split into paths (also the oracle's).
 //

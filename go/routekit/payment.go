@@ -34,6 +34,10 @@ type Payment struct {
 	// flight opens one), this one included.
 	Rounds int
 
+	// Attempts counts the routes dispatched, each one of the payment's
+	// Spec.MaxAttempts.
+	Attempts int
+
 	// Settings are the memory's (the defaults for a payment made without
 	// one), the payment's own to change.
 	Settings Settings
@@ -90,6 +94,9 @@ func (p *Payment) Locked(e *Edge) float64 { return p.locked[dirKey(e)] }
 // Held is what the payment's arrived shards hold on e's direction.
 func (p *Payment) Held(e *Edge) float64 { return p.held[dirKey(e)] }
 
+// AttemptsLeft is how many more routes the payment may dispatch.
+func (p *Payment) AttemptsLeft() int { return max(p.Spec.MaxAttempts-p.Attempts, 0) }
+
 // FeeBudget is what the fee limit leaves to the next shard.
 func (p *Payment) FeeBudget() lnwire.MilliSatoshi {
 	return p.Spec.FeeLimit - min(p.FeesCommitted, p.Spec.FeeLimit)
@@ -132,6 +139,7 @@ func (p *Payment) Route(path *Path, padding uint32) *route.Route {
 // Dispatch books a route the router hands out: its fees, the sender's
 // balance and the liquidity it locks should it pass.
 func (p *Payment) Dispatch(rt *route.Route) {
+	p.Attempts++
 	p.FeesCommitted += rt.TotalFees()
 	p.InFlight += rt.ReceiverAmt()
 	p.Local[rt.Hops[0].ChannelID] -= rt.TotalAmount
@@ -462,7 +470,8 @@ type FlowCost struct {
 // maxParts paths priced exactly (fees, time locks) and ordered largest
 // first; parts a policy refuses or longer than MaxHops are left out. The
 // paths may deliver less than amt when the beliefs say the network cannot
-// carry it.
+// carry it; when the flow carries all of amt, they deliver all of it
+// wherever the sender's balances allow (fillShortfall).
 func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []*Path {
 	flow := p.Graph.MinCostFlow(&FlowQuery{
 		Source: p.Source, Target: p.Target, Amount: amt, Units: c.Units, MaxParts: maxParts,
@@ -490,7 +499,44 @@ func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []
 			plan = append(plan, path)
 		}
 	}
+	if carried(flow) >= amt {
+		p.fillShortfall(plan, amt, spent, 2*amt/lnwire.MilliSatoshi(c.units()))
+	}
 	return plan
+}
+
+// fillShortfall moves what the plan lacks of amt, when it is at most dust,
+// onto the first part whose own channel can pay for it. A part shrunk to
+// fit its fees in the sender's balance otherwise leaves a remainder of a
+// few hundred msat, below what most channels forward (their minimum HTLC),
+// and a payment that delivered all but that fails.
+func (p *Payment) fillShortfall(plan []*Path, amt lnwire.MilliSatoshi,
+	spent map[uint64]lnwire.MilliSatoshi, dust lnwire.MilliSatoshi) {
+
+	var planned lnwire.MilliSatoshi
+	for _, path := range plan {
+		planned += path.Amount
+	}
+	if planned >= amt || amt-planned > dust {
+		return
+	}
+	for i, path := range plan {
+		own := path.Edges[0].ChannelID
+		grown := PathAlong(path.Edges, p.Source, path.Amount+amt-planned)
+		if grown != nil && spent[own]-path.Amts[0]+grown.Amts[0] <= p.Local[own] {
+			spent[own] += grown.Amts[0] - path.Amts[0]
+			plan[i] = grown
+			return
+		}
+	}
+}
+
+// units is the flow's resolution: c.Units, or DefaultUnits when unset.
+func (c FlowCost) units() int {
+	if c.Units > 0 {
+		return c.Units
+	}
+	return DefaultUnits
 }
 
 // slope is the linear part of e's cost per msat of a flow of amt: its fee

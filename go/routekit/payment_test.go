@@ -32,6 +32,9 @@ func TestPaymentBookkeeping(t *testing.T) {
 		t.Fatal("no route")
 	}
 	p.Dispatch(rt)
+	if p.Attempts != 1 || p.AttemptsLeft() != 9 {
+		t.Fatalf("dispatch counted %d attempts, %d left of 10", p.Attempts, p.AttemptsLeft())
+	}
 	e, amt := g.Hop(rt, 1)
 	if p.Locked(e) != float64(amt) || p.Local[1] != 500_000_000-rt.TotalAmount {
 		t.Fatalf("dispatch booked locked %.0f, local %d", p.Locked(e), p.Local[1])
@@ -144,5 +147,39 @@ func TestPlanFlow(t *testing.T) {
 				t.Fatalf("parts deliver %d msat, want %d", total, tc.amount)
 			}
 		})
+	}
+}
+
+// TestPlanFlowMovesAShrunkPartsLack checks that a part shrunk to fit its
+// fees in the sender's channel does not leave the plan short: what it lacks
+// goes to a part whose own channel has room, not to a later round that no
+// channel could forward so little for.
+func TestPlanFlowMovesAShrunkPartsLack(t *testing.T) {
+	view := diamond()
+	// The cheap corridor's own channel holds less than the corridor carries.
+	local := map[uint64]lnwire.MilliSatoshi{1: 400_000_000, 3: 2_000_000_000, 5: 500_000_000}
+	amount := lnwire.MilliSatoshi(2_000_000_000)
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amount, FeeLimit: amount / 10,
+		MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
+	p, err := NewPayment(NewGraph(view), NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := p.PlanFlow(amount, 4, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
+	total, spent := lnwire.MilliSatoshi(0), map[uint64]lnwire.MilliSatoshi{}
+	for _, path := range plan {
+		total += path.Amount
+		spent[path.Edges[0].ChannelID] += path.Amts[0]
+	}
+	for own, out := range spent {
+		if out > local[own] {
+			t.Fatalf("parts send %d msat over channel %d, which holds %d", out, own, local[own])
+		}
+	}
+	if spent[1] == 0 || spent[1] < local[1]*99/100 {
+		t.Fatalf("the cheap corridor's channel sends %d of its %d msat: the case is not tested", spent[1], local[1])
+	}
+	if total != amount {
+		t.Fatalf("parts deliver %d msat, want %d", total, amount)
 	}
 }

@@ -116,6 +116,18 @@ func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route
 	return nil, ErrNoRoute
 }
 
+// RoundParts is how many parts a round may plan: share of MaxParts, and no
+// more than the attempts left spread over keptRounds rounds, so that a
+// payment whose early rounds fail still has rounds to finish with rather
+// than spending its last attempts on one wide round.
+func (p *Payment) RoundParts(share, keptRounds float64) int {
+	parts := int(float64(p.Spec.MaxParts) * share)
+	if keptRounds > 0 {
+		parts = min(parts, int(float64(p.AttemptsLeft())/keptRounds))
+	}
+	return max(parts, 1)
+}
+
 // Attribution is how far failure positions are trusted now: at their word
 // until an unreadable failure of the scenario has shown attribution
 // degraded, then spread by the settings' ShiftShare.

@@ -209,3 +209,30 @@ func TestDecompose(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundParts checks the parts a round may plan: a share of MaxParts,
+// and no more than the attempts left over the rounds to keep.
+func TestRoundParts(t *testing.T) {
+	tests := []struct {
+		name        string
+		used        int // attempts dispatched of 40
+		share, kept float64
+		want        int
+	}{
+		{"all parts, no rounds kept", 0, 1, 0, 16},
+		{"a share of MaxParts", 0, 0.5, 0, 8},
+		{"attempts kept for three rounds", 0, 1, 3, 13},
+		{"few attempts left", 31, 1, 3, 3},
+		{"the share binds first", 10, 0.25, 2, 4},
+		{"at least one part", 40, 1, 3, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := beginDiamond(t, NewMemoryWith(DefaultSettings()), 1000)
+			p.Spec.MaxParts, p.Spec.MaxAttempts, p.Attempts = 16, 40, tc.used
+			if got := p.RoundParts(tc.share, tc.kept); got != tc.want {
+				t.Fatalf("RoundParts(%v, %v) = %d, want %d", tc.share, tc.kept, got, tc.want)
+			}
+		})
+	}
+}
