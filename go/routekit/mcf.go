@@ -42,6 +42,15 @@ type FlowQuery struct {
 // DefaultUnits is the flow's default resolution: 1/200 of the amount.
 const DefaultUnits = 200
 
+// unitsOr is the resolution a flow asks for with n units: n, or
+// DefaultUnits when n is not positive.
+func unitsOr(n int) int {
+	if n > 0 {
+		return n
+	}
+	return DefaultUnits
+}
+
 // FlowPart is one path of a flow and the amount it carries to the target.
 type FlowPart struct {
 	Edges  []*Edge
@@ -112,10 +121,7 @@ func (n *mcfNet) backward(k int32) (cost, room int64) {
 // The parts' amounts sum to at most q.Amount: less when the network (as
 // Cost describes it) cannot carry it all.
 func (g *Graph) MinCostFlow(q *FlowQuery) []FlowPart {
-	units := q.Units
-	if units <= 0 {
-		units = DefaultUnits
-	}
+	units := unitsOr(q.Units)
 	unit := float64(q.Amount) / float64(units)
 	if unit < 1 || q.Source == q.Target {
 		return nil

@@ -500,7 +500,7 @@ func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []
 		}
 	}
 	if carried(flow) >= amt {
-		p.fillShortfall(plan, amt, spent, 2*amt/lnwire.MilliSatoshi(c.units()))
+		p.fillShortfall(plan, amt, spent, 2*amt/lnwire.MilliSatoshi(unitsOr(c.Units)))
 	}
 	return plan
 }
@@ -529,14 +529,6 @@ func (p *Payment) fillShortfall(plan []*Path, amt lnwire.MilliSatoshi,
 			return
 		}
 	}
-}
-
-// units is the flow's resolution: c.Units, or DefaultUnits when unset.
-func (c FlowCost) units() int {
-	if c.Units > 0 {
-		return c.Units
-	}
-	return DefaultUnits
 }
 
 // slope is the linear part of e's cost per msat of a flow of amt: its fee
