@@ -468,7 +468,8 @@ type FlowCost struct {
 // PlanFlow plans amt as a min-cost flow under c over the current beliefs
 // (what the payment's own shards lock included), split into at most
 // maxParts paths priced exactly (fees, time locks) and ordered largest
-// first; parts a policy refuses or longer than MaxHops are left out. The
+// first; parts a policy refuses, longer than MaxHops or sure to fail
+// (mayCarry) are left out. The
 // paths may deliver less than amt when the beliefs say the network cannot
 // carry it; when the flow carries all of amt, they deliver all of it
 // wherever the sender's balances allow (fillShortfall).
@@ -478,7 +479,8 @@ func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []
 		Cost: func(e *Edge) []Piece { return p.Pieces(e, c.Pieces, c.slope(e, p.Source, amt)) },
 	})
 	var plan []*Path
-	spent := map[uint64]lnwire.MilliSatoshi{} // per own channel, fees included
+	spent := map[uint64]lnwire.MilliSatoshi{}   // per own channel, fees included
+	stacked := map[uint64]lnwire.MilliSatoshi{} // per direction, what earlier parts carry
 	for _, part := range flow {
 		if part.Amount == 0 || len(part.Edges) > MaxHops {
 			continue
@@ -494,7 +496,7 @@ func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []
 				path = PathAlong(part.Edges, p.Source, part.Amount-over)
 			}
 		}
-		if path != nil && path.Amts[0]+spent[own] <= p.Local[own] {
+		if path != nil && path.Amts[0]+spent[own] <= p.Local[own] && p.mayCarry(path, stacked) {
 			spent[own] += path.Amts[0]
 			plan = append(plan, path)
 		}
@@ -503,6 +505,24 @@ func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []
 		p.fillShortfall(plan, amt, spent, 2*amt/lnwire.MilliSatoshi(unitsOr(c.Units)))
 	}
 	return plan
+}
+
+// mayCarry reports whether each remote channel of path may carry its
+// amount on top of what the plan's earlier parts put on it (stacked, by
+// direction, to which it then adds path's) and what the payment's shards
+// lock. The flow counts what arrives, so the fees of the channels after one
+// can lift a part back to an amount that channel failed for sure; sent, it
+// fails again, round after round, until the payment's attempts are spent.
+func (p *Payment) mayCarry(path *Path, stacked map[uint64]lnwire.MilliSatoshi) bool {
+	for i, e := range path.Edges {
+		if e.From != p.Source && p.Prob(e, path.Amts[i]+stacked[dirKey(e)]) <= 0 {
+			return false
+		}
+	}
+	for i, e := range path.Edges {
+		stacked[dirKey(e)] += path.Amts[i]
+	}
+	return true
 }
 
 // fillShortfall moves what the plan lacks of amt, when it is at most dust,

@@ -123,6 +123,9 @@ func TestPlanFlow(t *testing.T) {
 				t.Fatal(err)
 			}
 			plan := p.PlanFlow(tc.amount, tc.maxParts, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
+			for _, path := range plan {
+				t.Logf("part %d amts %v", path.Amount, path.Amts)
+			}
 			if len(plan) != tc.parts {
 				t.Fatalf("%d parts, want %d", len(plan), tc.parts)
 			}
@@ -181,5 +184,48 @@ func TestPlanFlowMovesAShrunkPartsLack(t *testing.T) {
 	}
 	if total != amount {
 		t.Fatalf("parts deliver %d msat, want %d", total, amount)
+	}
+}
+
+// TestPlanFlowLeavesOutPartsSureToFail checks that a part is not planned
+// over a channel that failed its amount for sure. The flow counts what
+// arrives: a corridor whose middle channel failed a little more than a part
+// still carries that part, but with the last channel's fee on top the
+// middle channel would carry what failed.
+func TestPlanFlowLeavesOutPartsSureToFail(t *testing.T) {
+	const amount = lnwire.MilliSatoshi(300_000_000) // 100 flow units of 3M msat
+	tests := []struct {
+		name   string
+		failed lnwire.MilliSatoshi // what channel 6 (4 → 5) failed
+		parts  int
+	}{
+		// 99 units fit under it, 297M msat, and the 10 ppm fee of
+		// channel 7 lifts that to 297,002,970 msat on channel 6.
+		{"lifted back to what failed", 297_001_000, 0},
+		{"well under what failed", 400_000_000, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			view := diamond()
+			g := NewGraph(view)
+			// Only the corridor 0 → 4 → 5 → 3 has the sender's balance.
+			local := map[uint64]lnwire.MilliSatoshi{1: 0, 3: 0, 5: 500_000_000}
+			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amount,
+				FeeLimit: amount / 10, MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
+			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Beliefs.Failed(g.EdgeInto(5, 6), float64(tc.failed), 1, p.Now())
+			plan := p.PlanFlow(amount, 4, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
+			if len(plan) != tc.parts {
+				t.Fatalf("%d parts, want %d", len(plan), tc.parts)
+			}
+			for _, path := range plan {
+				if path.Amts[1] >= tc.failed {
+					t.Fatalf("a part carries %d msat over the channel that failed %d", path.Amts[1], tc.failed)
+				}
+			}
+		})
 	}
 }
