@@ -34,8 +34,8 @@ def test_compare_pairs_two_candidates_with_revalidation(tiny_corpus: Path, tmp_p
     assert res.exit_code == 0, res.output
     assert "| candidate_impl | variant |" in res.output
     assert "| candidate_impl | lnd-apriori |" in res.output
-    # 2 test scenarios, each with one reseeded copy: 4 pairs.
-    assert "| candidate_impl | variant | 4 |" in res.output
+    # 2 test scenarios, each with one reseeded copy: 4 pairs of 2 scenarios.
+    assert "| candidate_impl | variant | 4 (2) |" in res.output
 
 
 def test_degraded_needs_an_attribution_arena(tmp_path: Path):

@@ -25,6 +25,16 @@ from routesim_evolve.corpus.schema import Split
 #: Reseeded copies differ from the original by this stride in the seed.
 RESEED_STRIDE = 1_000_003
 
+#: A reseeded copy is named after its original: "<name>~r<k>".
+RESEED_MARK = "~r"
+
+
+def original_name(name: str) -> str:
+    """The scenario a reseeded copy was made from (a name without a copy
+    mark is its own original)."""
+    head, mark, copy = name.rpartition(RESEED_MARK)
+    return head if mark and copy.isdigit() else name
+
 
 class ScenarioExample(BaseModel):
     """One scenario as a GEPA data instance: where it is and what it is."""
@@ -65,7 +75,7 @@ def reseeded(
         graph = Path(graph_path_of(ex.path, data["graph"])).resolve()
         for k in range(1, copies + 1):
             copy = dict(data, seed=int(data["seed"]) + k * RESEED_STRIDE, graph=str(graph))
-            copy["name"] = f"{data['name']}~r{k}"
+            copy["name"] = f"{data['name']}{RESEED_MARK}{k}"
             path = workdir / ex.split / f"{copy['name']}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(copy))

@@ -9,7 +9,9 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
+from routesim_evolve.corpus.examples import original_name
 from routesim_evolve.score.compare import Comparison, RouterScore
+from routesim_evolve.score.stats import headroom_interval
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
 
 
@@ -60,11 +62,20 @@ class ArenaRow(BaseModel):
     headroom: float | None = None
     #: True when the oracle is no better than lnd here: no gap to close.
     no_gap: bool = False
+    #: The 95 % bootstrap interval of `headroom`, resampling whole scenarios
+    #: (each with its reseeded copies); None with fewer than two scenarios.
+    headroom_low: float | None = None
+    headroom_high: float | None = None
 
     def headroom_text(self) -> str:
         if self.no_gap:
             return "— (no gap)"
-        return "" if self.headroom is None else f"{100 * self.headroom:+.0f} %"
+        if self.headroom is None:
+            return ""
+        text = f"{100 * self.headroom:+.0f} %"
+        if self.headroom_low is not None and self.headroom_high is not None:
+            text += f" [{100 * self.headroom_low:+.0f}, {100 * self.headroom_high:+.0f}]"
+        return text
 
 
 def arena_rows(comparison: Comparison) -> list[ArenaRow]:
@@ -85,13 +96,15 @@ def arena_rows(comparison: Comparison) -> list[ArenaRow]:
                 continue
             n = len(scored)
             headroom, no_gap = _headroom(router, mean_score)
+            interval = None if headroom is None else _headroom_interval(router, scored, by_router)
+            low, high = interval or (None, None)
             rows.append(ArenaRow(
                 arena=arena, router=router, scenarios=n,
                 success=sum(r.success for r in scored) / n,
                 attempts_per_payment=sum(r.attempts_per_payment for r in scored) / n,
                 fee_ppm=sum(r.fee_ppm for r in scored) / n,
                 score=mean_score[router] or 0.0,
-                headroom=headroom, no_gap=no_gap,
+                headroom=headroom, no_gap=no_gap, headroom_low=low, headroom_high=high,
             ))
     return rows
 
@@ -127,6 +140,27 @@ def _headroom(router: str, mean_score: Mapping[str, float | None]) -> tuple[floa
     return (mine - max(lnd)) / gap, False
 
 
+def _headroom_interval(
+    router: str, scored: Sequence[RouterScore], by_router: Mapping[str, Sequence[RouterScore]]
+) -> tuple[float, float] | None:
+    """The bootstrap interval of the router's headroom over the samples
+    (scored) every reference also ran, clustered by original scenario."""
+    def scores_of(name: str) -> dict[str, float]:
+        return {s.scenario: s.score for s in by_router.get(name, ())}
+
+    lnd = [scores_of(r) for r in LND_ROUTERS if r in by_router]
+    ceiling = scores_of(ORACLE)
+    samples = [s for s in scored if s.scenario in ceiling and all(s.scenario in m for m in lnd)]
+    if not samples or not lnd:
+        return None
+    return headroom_interval(
+        [s.score for s in samples],
+        [[m[s.scenario] for s in samples] for m in lnd],
+        [ceiling[s.scenario] for s in samples],
+        [original_name(s.scenario) for s in samples],
+    )
+
+
 def render_scenarios(comparison: Comparison) -> str:
     """Per-scenario scores, one column per router."""
     table: dict[str, dict[str, RouterScore]] = defaultdict(dict)
@@ -146,12 +180,14 @@ def render_scenarios(comparison: Comparison) -> str:
 
 
 def render_pairs(comparison: Comparison) -> str:
-    """The paired statistics as Markdown."""
-    lines = ["| A | B | n | mean A | mean B | A − B | 95% CI | Wilcoxon p | W/L/T |",
+    """The paired statistics as Markdown: n samples, of which (scenarios) are
+    independent (an original scenario with its reseeded copies is one)."""
+    lines = ["| A | B | n (scenarios) | mean A | mean B | A − B | 95% CI | Wilcoxon p | W/L/T |",
              "|---|---|---:|---:|---:|---:|---|---:|---|"]
     for p in comparison.pairs:
         lines.append(
-            f"| {p.a} | {p.b} | {p.n} | {p.mean_a:.4f} | {p.mean_b:.4f} | {p.mean_diff:+.4f} | "
+            f"| {p.a} | {p.b} | {p.n} ({p.clusters}) | {p.mean_a:.4f} | {p.mean_b:.4f} | "
+            f"{p.mean_diff:+.4f} | "
             f"[{p.ci_low:+.4f}, {p.ci_high:+.4f}] | {p.p_value:.3g} | "
             f"{p.wins}/{p.losses}/{p.ties} |"
         )

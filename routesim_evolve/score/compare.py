@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from routesim_evolve.corpus.examples import ScenarioExample, reseeded
+from routesim_evolve.corpus.examples import ScenarioExample, original_name, reseeded
 from routesim_evolve.score.axes import ScoreAxes, score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences
 from routesim_evolve.score.stats import PairedComparison, compare_paired
@@ -137,7 +137,8 @@ def _pairs(
         if (a not in candidates and b not in candidates) or ORACLE in (a, b):
             continue
         common = sorted(set(table[a]) & set(table[b]))
-        pairs.append(
-            compare_paired(a, b, [table[a][s] for s in common], [table[b][s] for s in common])
-        )
+        pairs.append(compare_paired(
+            a, b, [table[a][s] for s in common], [table[b][s] for s in common],
+            clusters=[original_name(s) for s in common],
+        ))
     return pairs

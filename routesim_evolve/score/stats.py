@@ -5,6 +5,12 @@ random numbers), so the right comparison is the per-scenario difference:
 its mean with a bootstrap confidence interval, and the Wilcoxon signed-rank
 test, which asks whether the differences lean one way without assuming they
 are normal.
+
+A scenario and its reseeded copies (`--revalidate`) share the sender, the
+payments and the graph: they are one draw of the kind of scenario a result
+should hold for, not several. Given each sample's cluster (its original
+scenario), the bootstrap resamples whole clusters and the Wilcoxon test
+ranks the clusters' mean differences.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ class PairedComparison(BaseModel):
     ci_high: float
     confidence: float
     p_value: float
+    #: Independent scenarios among the n samples (each with its copies).
+    clusters: int = 0
     wins: int
     losses: int
     ties: int
@@ -41,18 +49,45 @@ class PairedComparison(BaseModel):
 
 
 def bootstrap_mean_ci(
-    diffs: Sequence[float], *, confidence: float = 0.95, resamples: int = 10_000, seed: int = 0
+    diffs: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+    clusters: Sequence[str] | None = None,
 ) -> tuple[float, float, float]:
-    """Mean of diffs with a percentile bootstrap confidence interval."""
+    """Mean of diffs with a percentile bootstrap confidence interval,
+    resampling whole clusters when given (one label per difference)."""
     values = np.asarray(diffs, dtype=float)
     if values.size == 0:
         raise ValueError("no differences to summarise")
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, values.size, size=(resamples, values.size))
-    means = values[picks].mean(axis=1)
+    means = _resampled_means(values[None, :], clusters, resamples, seed)[0]
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(values.mean()), float(low), float(high)
+
+
+def _resampled_means(
+    series: np.ndarray, clusters: Sequence[str] | None, resamples: int, seed: int
+) -> np.ndarray:
+    """Bootstrap means of each row of series (samples in columns), one column
+    per resample, drawing whole clusters (every sample its own without)."""
+    if clusters is None:
+        clusters = [str(i) for i in range(series.shape[1])]
+    if len(clusters) != series.shape[1]:
+        raise ValueError("every series needs one score per sample")
+    labels, index = np.unique(np.asarray(clusters), return_inverse=True)
+    sums = np.stack([np.bincount(index, weights=row, minlength=labels.size) for row in series])
+    counts = np.bincount(index, minlength=labels.size)
+    picks = np.random.default_rng(seed).integers(0, labels.size, size=(resamples, labels.size))
+    return sums[:, picks].sum(axis=2) / counts[picks].sum(axis=1)
+
+
+def cluster_means(values: Sequence[float], clusters: Sequence[str]) -> list[float]:
+    """The mean of values within each cluster, in label order."""
+    labels, index = np.unique(np.asarray(clusters), return_inverse=True)
+    sums = np.bincount(index, weights=np.asarray(values, dtype=float), minlength=labels.size)
+    return list(sums / np.bincount(index, minlength=labels.size))
 
 
 def wilcoxon_p(diffs: Sequence[float]) -> float:
@@ -72,13 +107,17 @@ def compare_paired(
     metric: str = "score",
     confidence: float = 0.95,
     seed: int = 0,
+    clusters: Sequence[str] | None = None,
 ) -> PairedComparison:
-    """Compare two routers' per-scenario scores, paired by scenario."""
+    """Compare two routers' per-scenario scores, paired by scenario; with
+    clusters (each sample's original scenario), by whole clusters."""
     if len(scores_a) != len(scores_b):
         raise ValueError(f"{a} has {len(scores_a)} scores, {b} has {len(scores_b)}: not paired")
     xa, xb = np.asarray(scores_a, dtype=float), np.asarray(scores_b, dtype=float)
     diffs = xa - xb
-    mean, low, high = bootstrap_mean_ci(diffs, confidence=confidence, seed=seed)
+    mean, low, high = bootstrap_mean_ci(diffs, confidence=confidence, seed=seed,
+                                        clusters=clusters)
+    ranked = diffs if clusters is None else cluster_means(diffs, clusters)
     return PairedComparison(
         a=a,
         b=b,
@@ -90,8 +129,47 @@ def compare_paired(
         ci_low=low,
         ci_high=high,
         confidence=confidence,
-        p_value=wilcoxon_p(diffs),
+        p_value=wilcoxon_p(ranked),
+        clusters=len(ranked),
         wins=int(np.sum(diffs > 0)),
         losses=int(np.sum(diffs < 0)),
         ties=int(np.sum(diffs == 0)),
     )
+
+
+def headroom_interval(
+    mine: Sequence[float],
+    lnd: Sequence[Sequence[float]],
+    ceiling: Sequence[float],
+    clusters: Sequence[str],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 4_000,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the headroom captured,
+    (mine − better lnd) / (ceiling − better lnd) on mean scores, where every
+    sequence holds one score per sample, aligned, and `lnd` one sequence per
+    lnd router (the better is taken in each resample).
+
+    Whole clusters are resampled, not samples: a scenario and its reseeded
+    copies share the sender, the payments and the graph, so together they are
+    one draw of the kind of scenario the share should hold for. A resample
+    where the ceiling is no better than lnd has no share and is left out;
+    None when there are fewer than two clusters or most resamples have none.
+    """
+    if not clusters or any(len(row) != len(clusters) for row in (mine, ceiling, *lnd)):
+        raise ValueError("every series needs one score per sample")
+    if len(set(clusters)) < 2:
+        return None
+    means = _resampled_means(np.asarray([mine, ceiling, *lnd], dtype=float), clusters,
+                             resamples, seed)  # a row per series, a column per resample
+    better_lnd = means[2:].max(axis=0)
+    gap = means[1] - better_lnd
+    valid = gap > 1e-9
+    if valid.sum() < resamples / 2:
+        return None
+    shares = (means[0][valid] - better_lnd[valid]) / gap[valid]
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(shares, [tail, 100 - tail])
+    return float(low), float(high)
