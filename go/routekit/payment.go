@@ -469,10 +469,10 @@ type FlowCost struct {
 // (what the payment's own shards lock included), split into at most
 // maxParts paths priced exactly (fees, time locks) and ordered largest
 // first; parts a policy refuses, longer than MaxHops or sure to fail
-// (mayCarry) are left out. The
-// paths may deliver less than amt when the beliefs say the network cannot
-// carry it; when the flow carries all of amt, they deliver all of it
-// wherever the sender's balances allow (fillShortfall).
+// (mayCarry) are left out. The paths may deliver less than amt when the
+// beliefs say the network cannot carry it; when the flow carries all of
+// amt, they deliver all of it wherever the sender's balances allow
+// (fillShortfall).
 func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []*Path {
 	flow := p.Graph.MinCostFlow(&FlowQuery{
 		Source: p.Source, Target: p.Target, Amount: amt, Units: c.Units, MaxParts: maxParts,

@@ -123,9 +123,6 @@ func TestPlanFlow(t *testing.T) {
 				t.Fatal(err)
 			}
 			plan := p.PlanFlow(tc.amount, tc.maxParts, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
-			for _, path := range plan {
-				t.Logf("part %d amts %v", path.Amount, path.Amts)
-			}
 			if len(plan) != tc.parts {
 				t.Fatalf("%d parts, want %d", len(plan), tc.parts)
 			}
