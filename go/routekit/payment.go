@@ -520,7 +520,9 @@ func (p *Payment) mayCarry(path *Path, stacked map[uint64]lnwire.MilliSatoshi) b
 		}
 	}
 	for i, e := range path.Edges {
-		stacked[dirKey(e)] += path.Amts[i]
+		if e.From != p.Source { // the sender's own channels are PlanFlow's spent
+			stacked[dirKey(e)] += path.Amts[i]
+		}
 	}
 	return true
 }
