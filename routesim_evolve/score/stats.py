@@ -76,18 +76,23 @@ def _resampled_means(
         clusters = [str(i) for i in range(series.shape[1])]
     if len(clusters) != series.shape[1]:
         raise ValueError("every series needs one score per sample")
+    sums, counts = _cluster_sums(series, clusters)
+    picks = np.random.default_rng(seed).integers(0, counts.size, size=(resamples, counts.size))
+    return sums[:, picks].sum(axis=2) / counts[picks].sum(axis=1)
+
+
+def _cluster_sums(series: np.ndarray, clusters: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of series summed within each cluster (in label order), and
+    the clusters' sizes."""
     labels, index = np.unique(np.asarray(clusters), return_inverse=True)
     sums = np.stack([np.bincount(index, weights=row, minlength=labels.size) for row in series])
-    counts = np.bincount(index, minlength=labels.size)
-    picks = np.random.default_rng(seed).integers(0, labels.size, size=(resamples, labels.size))
-    return sums[:, picks].sum(axis=2) / counts[picks].sum(axis=1)
+    return sums, np.bincount(index, minlength=labels.size)
 
 
 def cluster_means(values: Sequence[float], clusters: Sequence[str]) -> list[float]:
     """The mean of values within each cluster, in label order."""
-    labels, index = np.unique(np.asarray(clusters), return_inverse=True)
-    sums = np.bincount(index, weights=np.asarray(values, dtype=float), minlength=labels.size)
-    return list(sums / np.bincount(index, minlength=labels.size))
+    sums, counts = _cluster_sums(np.asarray(values, dtype=float)[None, :], clusters)
+    return list(sums[0] / counts)
 
 
 def wilcoxon_p(diffs: Sequence[float]) -> float:
