@@ -103,10 +103,11 @@ func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 
 // feasible reports whether the rest can still complete: it fits the max flow
 // under what the router knows for sure (so a payment it stops could hardly
-// have completed) and, optionally without atomic MPP, a multiple of the max
-// flow under expected capacities.
+// have completed), the payment is likely enough to complete to start, and,
+// optionally without atomic MPP, it fits a multiple of the max flow under
+// expected capacities.
 func (r *probRouter) feasible(amt lnwire.MilliSatoshi) bool {
-	if !r.CanComplete(amt, r.Settings.SureHalfLife) {
+	if !r.CanComplete(amt, r.Settings.SureHalfLife) || !r.WorthStarting(amt) {
 		return false
 	}
 	if r.Spec.Atomic || expectedFlowFactor <= 0 {

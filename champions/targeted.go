@@ -69,10 +69,11 @@ type targetRouter struct {
 }
 
 // RequestRoute sends the largest shard likely enough to pass, unless the
-// rest no longer fits what the network can surely carry.
+// rest no longer fits what the network can surely carry or the payment is
+// too unlikely to complete to start.
 func (t *targetRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	t.Request(inFlight)
-	if !t.CanComplete(amt, t.Settings.SureHalfLife) {
+	if !t.CanComplete(amt, t.Settings.SureHalfLife) || !t.WorthStarting(amt) {
 		return nil, routekit.ErrNoRoute
 	}
 	return t.Send(t.WholeFirst(wholeRounds, func(whole bool) *routekit.Path {

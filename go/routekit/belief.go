@@ -2,6 +2,7 @@ package routekit
 
 import (
 	"math"
+	"math/rand/v2"
 	"time"
 )
 
@@ -86,6 +87,42 @@ func (d conditioned) prob(fromNode1 bool, x float64) float64 {
 	}
 	return math.Min(1, (cdfZ-cdfA)/total)
 }
+
+// sample draws S from the prior conditioned on lo ≤ S ≤ hi, given u
+// uniform on [0, 1): exactly on the whole channel (a uniform balance, or one
+// of the bimodal model's two symmetric exponential halves), by bisection on
+// the CDF within narrower bounds.
+func (p Prior) sample(c, lo, hi float64, rng *rand.Rand) float64 {
+	if lo <= 0 && hi >= c {
+		if rng.Float64() < p.UniformShare {
+			return rng.Float64() * c
+		}
+		s := p.BimodalScale
+		x := -s * math.Log1p(rng.Float64()*math.Expm1(-c/s))
+		if rng.IntN(2) == 0 {
+			return x
+		}
+		return c - x
+	}
+	cdfLo, cdfHi := p.CDF(lo, c), p.CDF(hi, c)
+	if cdfHi-cdfLo < 1e-12 {
+		return lo + rng.Float64()*(hi-lo)
+	}
+	u := cdfLo + rng.Float64()*(cdfHi-cdfLo)
+	for i := 0; i < sampleSteps && hi-lo > 1; i++ {
+		mid := (lo + hi) / 2
+		if p.CDF(mid, c) < u {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// sampleSteps bounds the bisection of Prior.sample: 2⁻³⁰ of a channel is
+// far below a msat for any channel that exists.
+const sampleSteps = 30
 
 // Belief bounds S, the balance of a channel's node 1, in msat: Lo ≤ S ≤ Hi
 // for sure, and S within [SoftLo, SoftHi] with weight SoftWeight (evidence
@@ -218,6 +255,18 @@ func (b *Belief) curve(prior Prior, fromNode1 bool) func(x float64) float64 {
 	return func(x float64) float64 {
 		return (1-w)*hard.prob(fromNode1, x) + w*soft.prob(fromNode1, x)
 	}
+}
+
+// sample draws node 1's balance from the belief: within the soft bounds
+// with their weight, else within the sure ones.
+func (b *Belief) sample(prior Prior, rng *rand.Rand) float64 {
+	lo, hi := b.Lo, b.Hi
+	if b.SoftWeight > 0 && rng.Float64() < b.SoftWeight {
+		if softLo, softHi := math.Max(lo, b.SoftLo), math.Min(hi, b.SoftHi); softLo <= softHi {
+			lo, hi = softLo, softHi
+		}
+	}
+	return prior.sample(b.Capacity, lo, hi, rng)
 }
 
 // mean is node 1's expected balance under the prior on the sure interval.

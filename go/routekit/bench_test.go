@@ -3,6 +3,7 @@ package routekit
 import (
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -134,4 +135,18 @@ func BenchmarkMinCostFlow(b *testing.B) {
 	b.ReportMetric(float64(hops), "max-hops")
 	b.ReportMetric(float64(len(parts)), "parts")
 	b.ReportMetric(float64(sum)/float64(benchAmount), "share")
+}
+
+// BenchmarkLikelyFeasible draws worlds for the 0.5 BTC payment: at the
+// default StartProb, and at prob 1, which draws all feasibleSamples worlds
+// unless one fails.
+func BenchmarkLikelyFeasible(b *testing.B) {
+	p := benchPayment(b)
+	for _, prob := range []float64{DefaultSettings().StartProb, 1} {
+		b.Run(strconv.FormatFloat(prob, 'g', -1, 64), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p.LikelyFeasible(benchAmount, prob)
+			}
+		})
+	}
 }

@@ -18,6 +18,10 @@ type Edge struct {
 	// ChannelID is the short channel id.
 	ChannelID uint64
 
+	// Channel is the channel's dense index in the graph, from 0, shared by
+	// both directions: a slice indexed by it is a per-channel table.
+	Channel int32
+
 	// Capacity is the channel's announced capacity.
 	Capacity lnwire.MilliSatoshi
 
@@ -41,16 +45,17 @@ func (e *Edge) Usable() bool {
 // later payment: the nodes and channels stay, the policies a failure updates
 // are re-read by Refresh.
 type Graph struct {
-	view  routing.SimNetworkView
-	index map[route.Vertex]NodeID
-	nodes []route.Vertex
-	in    [][]Edge
-	flow  *flowNet
+	view     routing.SimNetworkView
+	index    map[route.Vertex]NodeID
+	nodes    []route.Vertex
+	channels map[uint64]int32 // dense index per short channel id
+	in       [][]Edge
+	flow     *flowNet
 }
 
 // NewGraph reads the whole view once.
 func NewGraph(view routing.SimNetworkView) *Graph {
-	g := &Graph{view: view, index: map[route.Vertex]NodeID{}}
+	g := &Graph{view: view, index: map[route.Vertex]NodeID{}, channels: map[uint64]int32{}}
 	_ = view.ForEachNode(func(n route.Vertex) error {
 		g.index[n] = NodeID(len(g.nodes))
 		g.nodes = append(g.nodes, n)
@@ -68,6 +73,20 @@ func (g *Graph) SetView(view routing.SimNetworkView) { g.view = view }
 
 // NumNodes is the number of nodes.
 func (g *Graph) NumNodes() int { return len(g.nodes) }
+
+// NumChannels is the number of channels, one more than the largest
+// Edge.Channel.
+func (g *Graph) NumChannels() int { return len(g.channels) }
+
+// channel is the dense index of channel scid, given on first sight.
+func (g *Graph) channel(scid uint64) int32 {
+	i, ok := g.channels[scid]
+	if !ok {
+		i = int32(len(g.channels))
+		g.channels[scid] = i
+	}
+	return i
+}
 
 // Vertex is the public key of node v.
 func (g *Graph) Vertex(v NodeID) route.Vertex { return g.nodes[v] }
@@ -95,6 +114,7 @@ func (g *Graph) Refresh(v NodeID) {
 			From:      from,
 			To:        v,
 			ChannelID: ch.ChannelID,
+			Channel:   g.channel(ch.ChannelID),
 			Capacity:  lnwire.MilliSatoshi(ch.Capacity) * 1000,
 			FromNode1: !ch.IsNode1,
 			Policy:    ch.InPolicy,

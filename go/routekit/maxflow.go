@@ -50,6 +50,12 @@ func (f *flowNet) addArc(from, to NodeID) {
 // network is built on the first call; edges a Refresh added later are left
 // out until then, which only lowers the bound.
 func (g *Graph) MaxFlow(s, t NodeID, capacity Capacity) float64 {
+	return g.MaxFlowUpTo(s, t, capacity, math.Inf(1))
+}
+
+// MaxFlowUpTo is MaxFlow, but stops once the flow reaches limit: whether an
+// amount fits is often settled long before the flow is maximal.
+func (g *Graph) MaxFlowUpTo(s, t NodeID, capacity Capacity, limit float64) float64 {
 	if g.flow == nil {
 		g.flow = newFlowNet(g)
 	}
@@ -62,10 +68,10 @@ func (g *Graph) MaxFlow(s, t NodeID, capacity Capacity) float64 {
 		f.cap[2*k], f.cap[2*k+1] = c, 0
 	}
 	total := 0.0
-	for f.levels(s, t) {
+	for total < limit && f.levels(s, t) {
 		copy(f.cursor, f.head)
-		for {
-			pushed := f.augment(s, t, math.Inf(1))
+		for total < limit {
+			pushed := f.augment(s, t, limit-total)
 			if pushed <= 0 {
 				break
 			}

@@ -233,15 +233,23 @@ func (p *Payment) UpperBound(h time.Duration) float64 {
 // their balances, unusable channels closed, and every other channel at
 // what remote says less what the payment's arrived shards hold.
 func (p *Payment) maxFlow(remote func(e *Edge) float64) float64 {
-	return p.Graph.MaxFlow(p.Source, p.Target, func(e *Edge) float64 {
+	return p.maxFlowUpTo(remote, math.Inf(1))
+}
+
+// maxFlowUpTo is maxFlow, stopping once the flow reaches limit.
+func (p *Payment) maxFlowUpTo(remote func(e *Edge) float64, limit float64) float64 {
+	return p.Graph.MaxFlowUpTo(p.Source, p.Target, func(e *Edge) float64 {
 		switch {
 		case e.From == p.Source:
 			return float64(p.Local[e.ChannelID])
 		case !e.Usable():
 			return 0
 		}
+		if len(p.held) == 0 {
+			return remote(e)
+		}
 		return remote(e) - p.Held(e)
-	})
+	}, limit)
 }
 
 // CanComplete reports whether amt more (on top of what is in flight) fits

@@ -82,7 +82,8 @@ func (p *Payment) FirstBest(sizes []lnwire.MilliSatoshi, feeWeight float64) []*P
 // Planner plays a payment a planned round at a time. When a round opens
 // (nothing in flight) it stops the payment if the rest no longer fits what
 // the network surely carries (CanComplete under the settings'
-// SureHalfLife), else Plan makes the round's paths; each request sends the
+// SureHalfLife) or, before the first shard, is too unlikely to complete
+// (WorthStarting), else Plan makes the round's paths; each request sends the
 // next planned path that the rest still needs and the payment's limits
 // allow. Its ReportAttempt is the Payment's; embed it to learn otherwise.
 type Planner struct {
@@ -98,7 +99,7 @@ type Planner struct {
 func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	r.Request(inFlight)
 	if inFlight == 0 {
-		if !r.CanComplete(amt, r.Settings.SureHalfLife) {
+		if !r.CanComplete(amt, r.Settings.SureHalfLife) || !r.WorthStarting(amt) {
 			return nil, ErrNoRoute
 		}
 		r.round = r.Plan(r.Payment, amt)

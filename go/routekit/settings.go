@@ -34,6 +34,11 @@ type Settings struct {
 	// in units of −ln P.
 	HopPenalty float64
 
+	// StartProb is the least chance, over worlds drawn from the beliefs,
+	// that a payment which is not atomic can complete for it to send a
+	// first shard (Payment.WorthStarting; 0: always start).
+	StartProb float64
+
 	// MinRouteProb is the least probability of a single route worth
 	// trying: lnd stops at 1 %, but trying unlikely routes until the max
 	// flow rules the payment out completes payments lnd gives up.
@@ -44,8 +49,9 @@ type Settings struct {
 // settled on: lnd's bimodal scale of 300,000 sat with a fifth uniform,
 // half-lives of ten hours (slow forgetting costs nothing measurable in
 // static worlds, and drift shows too late to follow), a tenth of failures
-// one hop off, three blocks of padding, and single routes priced 0.01 a hop
-// and tried down to P = 0.0001.
+// one hop off, three blocks of padding, single routes priced 0.01 a hop
+// and tried down to P = 0.0001, and a payment that is not atomic started
+// only when it completes in a fifth of the worlds the beliefs draw.
 func DefaultSettings() Settings {
 	return Settings{
 		Prior:        Prior{BimodalScale: 300_000_000, UniformShare: 0.2},
@@ -54,6 +60,7 @@ func DefaultSettings() Settings {
 		ShiftShare:   0.1,
 		CltvPadding:  3,
 		HopPenalty:   0.01,
+		StartProb:    0.2,
 		MinRouteProb: 0.0001,
 	}
 }
