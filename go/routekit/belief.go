@@ -88,9 +88,9 @@ func (d conditioned) prob(fromNode1 bool, x float64) float64 {
 	return math.Min(1, (cdfZ-cdfA)/total)
 }
 
-// sample draws S from the prior conditioned on lo ≤ S ≤ hi, given u
-// uniform on [0, 1): exactly on the whole channel (a uniform balance, or one
-// of the bimodal model's two symmetric exponential halves), by bisection on
+// sample draws S from the prior conditioned on lo ≤ S ≤ hi: exactly on the
+// whole channel (a uniform balance, or one of the bimodal model's two
+// symmetric exponential halves, truncated to the capacity), by bisection on
 // the CDF within narrower bounds.
 func (p Prior) sample(c, lo, hi float64, rng *rand.Rand) float64 {
 	if lo <= 0 && hi >= c {
