@@ -10,8 +10,8 @@ Dijkstra under the champions' cost for a 0.01 and a 0.04 BTC shard (most
 2021 channels forward at most 2^32 msat per HTLC), the
 max flow under the sure bounds, the min-cost flow of the whole 0.5 BTC
 (−ln P linearised in 5 pieces plus fees, at most 16 parts), and the worlds
-drawn to decide whether a payment is worth starting (LikelyFeasible at the
-default StartProb, and at 1, which draws all 40 unless one fails). Goal: the
+drawn to decide whether a payment is worth starting (LikelyFeasible at
+StartProb 0.2, and at 1, which draws all 40 unless one fails). Goal: the
 min-cost flow under 100 ms on 2 cores. Exits with a message where the data
 is absent.
 """
