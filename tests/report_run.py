@@ -139,7 +139,7 @@ def _comparison(test: list[ScenarioExample]) -> Comparison:
             scores.append(RouterScore(
                 router=router, scenario=ex.name, arena=ex.arena, status="ok", score=axes.score,
                 success=axes.success, attempts_per_payment=res.totals.attempts_per_payment,
-                fee_ppm=res.totals.fee_ppm, delivered=res.totals.succeeded))
+                fee_ppm=res.totals.fee_ppm, delivered=res.totals.succeeded, terms=axes.terms()))
     by = {r: [s.score for s in scores if s.router == r] for r in routers}
     pairs = [compare_paired(a, b, by[a], by[b])
              for a, b in (("best", "seed"), ("best", "lnd-apriori"), ("best", "lnd-bimodal"))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from repo_files import SEED_PATH
 
@@ -24,6 +25,11 @@ def test_eval_prints_candidate_beside_lnd_and_writes_json(tiny_corpus: Path, tmp
         "candidate_impl", "lnd-apriori", "lnd-bimodal", "oracle"}
     assert "headroom captured" in res.output
     assert all(0.0 <= s["score"] <= 1.0 for s in data["scores"])
+    # Each scenario's terms sum to its score, and the distance table shows them.
+    for s in data["scores"]:
+        assert sum(s["terms"].values()) == pytest.approx(s["score"])
+    assert "## Distance to the oracle, by score axis" in res.output
+    assert "| all | candidate_impl |" in res.output.split("## Distance to the oracle")[1]
 
 
 def test_compare_pairs_two_candidates_with_revalidation(tiny_corpus: Path, tmp_path: Path):

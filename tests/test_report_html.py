@@ -14,7 +14,7 @@ from report_run import CHILD, COST_USD, SEED, MemoryReferences, make_run
 
 from routesim_evolve.cli import main
 from routesim_evolve.evolve.driver import RunSummary
-from routesim_evolve.report.heldout import arena_rows
+from routesim_evolve.report.heldout import arena_rows, distance_rows
 from routesim_evolve.report.html import render_compare_report, render_run_report
 from routesim_evolve.score.evaluator import candidate_hash
 
@@ -52,6 +52,12 @@ def test_report_has_every_section_with_the_runs_figures(run_dir: Path):
     summary = RunSummary.model_validate_json((run_dir / "report.json").read_bytes())
     all_best = next(r for r in arena_rows(summary.test) if (r.arena, r.router) == ("all", "best"))
     assert all_best.headroom is not None and all_best.headroom_text() in html
+    # Its distance to the oracle, split by score term.
+    best = next(r for r in distance_rows(summary.test) if (r.arena, r.router) == ("all", "best"))
+    assert "Distance to the oracle, by score axis" in html
+    assert re.search(rf"<td>all</td><td>best</td>\s*<td class=\"num\">\d+</td>"
+                     rf"<td class=\"num\">{re.escape(f'{best.distance:+.4f}')}</td>\s*"
+                     rf"<td class=\"num\">{re.escape(f'{best.success:+.4f}')}</td>", html)
     pair = summary.test.pairs[1]
     assert f"[{pair.ci_low:+.4f}, {pair.ci_high:+.4f}]" in html
     # By payment size: three decades, lnd's and the oracle's rows too.

@@ -44,11 +44,16 @@ def test_axes_on_known_payments(result):
     assert axes.retry_efficiency == pytest.approx((0.5 + 1.0) / 2)
     assert axes.fee_efficiency == pytest.approx((0.9 + 1.0) / 2)
     assert axes.score == pytest.approx((2 + 0.5 * 0.75 + 0.5 * 0.95) / 5)
+    terms = axes.terms()
+    assert (terms.success, terms.retry, terms.fee) == pytest.approx(
+        (2 / 5, 0.5 * 0.75 / 5, 0.5 * 0.95 / 5))
+    assert terms.success + terms.retry + terms.fee == pytest.approx(axes.score)
 
 
 def test_nothing_delivered_scores_zero(result):
     res = _result([_payment(0, success=False, attempts=4, reason="router_gave_up")], result)
     assert score_result(res) == ZERO
+    assert score_result(res).terms().model_dump() == {"success": 0.0, "retry": 0.0, "fee": 0.0}
 
 
 def test_success_leads_the_score(result):

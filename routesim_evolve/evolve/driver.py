@@ -39,7 +39,12 @@ from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.pricing import load_prices
-from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
+from routesim_evolve.report.heldout import (
+    render_distance,
+    render_pairs,
+    render_sanity,
+    render_table,
+)
 from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
 from routesim_evolve.simulate.executor import open_executor
@@ -289,6 +294,8 @@ def render_report(summary: RunSummary) -> str:
         *summary.notes,
         "## Held-out test: per arena",
         render_table(summary.test),
+        "## Held-out test: distance to the oracle, by score axis",
+        render_distance(summary.test),
         render_sanity(summary.test),
         "## Held-out test: paired comparisons (per scenario)",
         render_pairs(summary.test),

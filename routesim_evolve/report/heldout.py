@@ -1,6 +1,7 @@
 """Held-out comparisons as Markdown: the per-arena table with the oracle's
-headroom, the paired statistics, the per-scenario lines and the sanity
-check (score/compare.py computes them)."""
+headroom, the distance to the oracle by score axis, the paired statistics,
+the per-scenario lines and the sanity check (score/compare.py computes
+them)."""
 
 from __future__ import annotations
 
@@ -120,6 +121,68 @@ def render_table(comparison: Comparison) -> str:
             f"{r.attempts_per_payment:.2f} | {r.fee_ppm:.0f} | {r.score:.4f} | "
             f"{r.headroom_text()} |"
         )
+    return "\n".join(lines)
+
+
+class DistanceRow(BaseModel):
+    """How far one router's mean score lies below the oracle's in one arena
+    (or "all"), split by the score's terms (ScoreTerms): the three parts
+    sum to `distance`."""
+
+    arena: str
+    router: str
+    scenarios: int
+    distance: float
+    success: float
+    retry: float
+    fee: float
+
+
+def distance_rows(comparison: Comparison) -> list[DistanceRow]:
+    """Every router but the references, per arena then over all: the mean
+    over its scenarios of the oracle's score terms less its own, on the same
+    scenarios (none without an oracle). A scenario whose terms do not sum to
+    its score (a comparison written before the terms) is left out."""
+    by_router = {router: [s for s in scores if _has_terms(s)]
+                 for router, scores in comparison.by_router().items()}
+    oracle = {s.scenario: s.terms for s in by_router.get(ORACLE, [])}
+    rows: list[DistanceRow] = []
+    arenas = sorted({s.arena for s in comparison.scores})
+    for arena in [*arenas, "all"]:
+        for router in comparison.routers:
+            if router in (*LND_ROUTERS, ORACLE):
+                continue
+            gaps = [(oracle[s.scenario].success - s.terms.success,
+                     oracle[s.scenario].retry - s.terms.retry,
+                     oracle[s.scenario].fee - s.terms.fee)
+                    for s in by_router.get(router, [])
+                    if arena in ("all", s.arena) and s.scenario in oracle]
+            if not gaps:
+                continue
+            n = len(gaps)
+            success, retry, fee = (sum(g[k] for g in gaps) / n for k in range(3))
+            rows.append(DistanceRow(arena=arena, router=router, scenarios=n,
+                                    distance=success + retry + fee,
+                                    success=success, retry=retry, fee=fee))
+    return rows
+
+
+def _has_terms(s: RouterScore) -> bool:
+    return abs(s.terms.success + s.terms.retry + s.terms.fee - s.score) < 1e-9
+
+
+def render_distance(comparison: Comparison) -> str:
+    """The distance to the oracle by score axis (distance_rows), as Markdown;
+    a line saying so when no oracle ran."""
+    rows = distance_rows(comparison)
+    if not rows:
+        return "No oracle in this comparison: no distance to show."
+    lines = ["| arena | router | scenarios | distance to oracle | from success | "
+             "from retry efficiency | from fee efficiency |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r.arena} | {r.router} | {r.scenarios} | {r.distance:+.4f} | "
+                     f"{r.success:+.4f} | {r.retry:+.4f} | {r.fee:+.4f} |")
     return "\n".join(lines)
 
 

@@ -17,6 +17,8 @@ The combined score of a scenario with N payments is
 
 Efficiency is worth at most one payment, so one more delivered payment
 always counts at least as much as any gain in efficiency: success leads.
+The three addends are the score's terms (ScoreTerms): what each axis
+contributes, so that a distance between two scores splits by axis.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ from routesim_evolve.simulate.result import Result
 EFFICIENCY_WEIGHT = 0.5
 
 AXES = ("success", "retry_efficiency", "fee_efficiency")
+
+
+class ScoreTerms(BaseModel):
+    """The combined score's three addends, which sum to it: the delivered
+    payments, the weighted retry efficiency and the weighted fee efficiency,
+    each over N + 1."""
+
+    success: float = 0.0
+    retry: float = 0.0
+    fee: float = 0.0
 
 
 class ScoreAxes(BaseModel):
@@ -45,6 +57,15 @@ class ScoreAxes(BaseModel):
             return 0.0
         efficiency = EFFICIENCY_WEIGHT * (self.retry_efficiency + self.fee_efficiency)
         return (self.success * self.payments + efficiency) / (self.payments + 1)
+
+    def terms(self) -> ScoreTerms:
+        """The score split by axis (its addends; they sum to `score`)."""
+        if self.payments <= 0:
+            return ScoreTerms()
+        share = 1 / (self.payments + 1)
+        return ScoreTerms(success=self.success * self.payments * share,
+                          retry=EFFICIENCY_WEIGHT * self.retry_efficiency * share,
+                          fee=EFFICIENCY_WEIGHT * self.fee_efficiency * share)
 
     def as_dict(self) -> dict[str, float]:
         """The axes by name, as GEPA's per-objective frontier wants them."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from routesim_evolve.corpus.examples import ScenarioExample, original_name, reseeded
-from routesim_evolve.score.axes import ScoreAxes, score_result
+from routesim_evolve.score.axes import ScoreAxes, ScoreTerms, score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences
 from routesim_evolve.score.stats import PairedComparison, compare_paired
 from routesim_evolve.simulate.reference import ORACLE
@@ -41,6 +41,8 @@ class RouterScore(BaseModel):
     #: Payments delivered, and why the others failed (the commonest reason).
     delivered: int = 0
     reason: str = ""
+    #: The score split by axis (ScoreAxes.terms): where a distance lies.
+    terms: ScoreTerms = ScoreTerms()
 
 
 class Comparison(BaseModel):
@@ -109,6 +111,7 @@ def _row(
         fee_ppm=res.totals.fee_ppm if res else 0.0,
         delivered=res.totals.succeeded if res else 0,
         reason=failure_reason(res) if res else status,
+        terms=axes.terms(),
     )
 
 
