@@ -79,3 +79,13 @@ def test_feedback_names_missed_payments_and_positions(result):
     assert text.index("Payments lnd delivered") < text.index("How failed payments ended")
     if any(a.fail_idx >= 0 for p in candidate.payments for a in p.attempt_log):
         assert "Where attempts failed" in text
+
+
+def test_more_parts_dilute_a_failure_as_docs_scoring_says(result):
+    """docs/scoring.md's known weakness: one failure costs a payment in two
+    parts a third of its retry efficiency, a payment in one part half. When
+    the axis is mended, this test and that paragraph go together."""
+    one_part = _result([_payment(0, success=True, attempts=2, parts=1)], result)
+    two_parts = _result([_payment(0, success=True, attempts=3, parts=2)], result)
+    assert score_result(one_part).retry_efficiency == pytest.approx(1 / 2)
+    assert score_result(two_parts).retry_efficiency == pytest.approx(2 / 3)
