@@ -536,10 +536,11 @@ func (p *Payment) mayCarry(path *Path, stacked map[uint64]lnwire.MilliSatoshi) b
 }
 
 // fillShortfall moves what the plan lacks of amt, when it is at most dust,
-// onto the first part whose own channel can pay for it. A part shrunk to
-// fit its fees in the sender's balance otherwise leaves a remainder of a
-// few hundred msat, below what most channels forward (their minimum HTLC),
-// and a payment that delivered all but that fails.
+// onto the first part whose own channel can pay for it and whose remote
+// channels may carry it grown (mayCarry, beside the plan's other parts). A
+// part shrunk to fit its fees in the sender's balance otherwise leaves a
+// remainder of a few hundred msat, below what most channels forward (their
+// minimum HTLC), and a payment that delivered all but that fails.
 func (p *Payment) fillShortfall(plan []*Path, amt lnwire.MilliSatoshi,
 	spent map[uint64]lnwire.MilliSatoshi, dust lnwire.MilliSatoshi) {
 
@@ -553,12 +554,30 @@ func (p *Payment) fillShortfall(plan []*Path, amt lnwire.MilliSatoshi,
 	for i, path := range plan {
 		own := path.Edges[0].ChannelID
 		grown := PathAlong(path.Edges, p.Source, path.Amount+amt-planned)
-		if grown != nil && spent[own]-path.Amts[0]+grown.Amts[0] <= p.Local[own] {
+		if grown != nil && spent[own]-path.Amts[0]+grown.Amts[0] <= p.Local[own] &&
+			p.mayCarry(grown, p.stackedBy(plan, i)) {
 			spent[own] += grown.Amts[0] - path.Amts[0]
 			plan[i] = grown
 			return
 		}
 	}
+}
+
+// stackedBy is what the plan's parts but skip put on each remote channel
+// direction, as mayCarry counts it.
+func (p *Payment) stackedBy(plan []*Path, skip int) map[uint64]lnwire.MilliSatoshi {
+	stacked := map[uint64]lnwire.MilliSatoshi{}
+	for j, path := range plan {
+		if j == skip {
+			continue
+		}
+		for k, e := range path.Edges {
+			if e.From != p.Source {
+				stacked[dirKey(e)] += path.Amts[k]
+			}
+		}
+	}
+	return stacked
 }
 
 // slope is the linear part of e's cost per msat of a flow of amt: its fee

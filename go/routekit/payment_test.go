@@ -226,3 +226,45 @@ func TestPlanFlowLeavesOutPartsSureToFail(t *testing.T) {
 		})
 	}
 }
+
+// TestFillShortfallAsksMayCarry checks that the dust a plan lacks is not
+// put on a part whose grown amount a channel failed for sure: sent, it
+// would fail again.
+func TestFillShortfallAsksMayCarry(t *testing.T) {
+	const amount = lnwire.MilliSatoshi(300_000_000)
+	const lack = lnwire.MilliSatoshi(500)
+	tests := []struct {
+		name   string
+		failed func(grown *Path) lnwire.MilliSatoshi // what channel 6 (4 → 5) failed
+		grows  bool
+	}{
+		{"the grown part is what failed", func(g *Path) lnwire.MilliSatoshi { return g.Amts[1] }, false},
+		{"well under what failed", func(g *Path) lnwire.MilliSatoshi { return 2 * g.Amts[1] }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			view := diamond()
+			g := NewGraph(view)
+			local := map[uint64]lnwire.MilliSatoshi{1: 0, 3: 0, 5: 500_000_000}
+			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amount,
+				FeeLimit: amount / 10, MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
+			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edges := []*Edge{g.EdgeInto(4, 5), g.EdgeInto(5, 6), g.EdgeInto(3, 7)}
+			part := PathAlong(edges, p.Source, amount-lack)
+			grown := PathAlong(edges, p.Source, amount)
+			p.Beliefs.Failed(edges[1], float64(tc.failed(grown)), 1, p.Now())
+			plan := []*Path{part}
+			spent := map[uint64]lnwire.MilliSatoshi{5: part.Amts[0]}
+			p.fillShortfall(plan, amount, spent, 10*lack)
+			if got := plan[0].Amount == amount; got != tc.grows {
+				t.Fatalf("part of %d msat after the fill, want grown %v", plan[0].Amount, tc.grows)
+			}
+			if spent[5] != plan[0].Amts[0] {
+				t.Fatalf("spent %d on the own channel, the part sends %d", spent[5], plan[0].Amts[0])
+			}
+		})
+	}
+}
