@@ -203,16 +203,7 @@ func TestPlanFlowLeavesOutPartsSureToFail(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			view := diamond()
-			g := NewGraph(view)
-			// Only the corridor 0 → 4 → 5 → 3 has the sender's balance.
-			local := map[uint64]lnwire.MilliSatoshi{1: 0, 3: 0, 5: 500_000_000}
-			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amount,
-				FeeLimit: amount / 10, MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
-			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, g := beginCorridor(t, amount)
 			p.Beliefs.Failed(g.EdgeInto(5, 6), float64(tc.failed), 1, p.Now())
 			plan := p.PlanFlow(amount, 4, FlowCost{Pieces: 4, Units: 100, FeeWeight: 0.1})
 			if len(plan) != tc.parts {
@@ -243,15 +234,7 @@ func TestFillShortfallAsksMayCarry(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			view := diamond()
-			g := NewGraph(view)
-			local := map[uint64]lnwire.MilliSatoshi{1: 0, 3: 0, 5: 500_000_000}
-			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amount,
-				FeeLimit: amount / 10, MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
-			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, g := beginCorridor(t, amount)
 			edges := []*Edge{g.EdgeInto(4, 5), g.EdgeInto(5, 6), g.EdgeInto(3, 7)}
 			part := PathAlong(edges, p.Source, amount-lack)
 			grown := PathAlong(edges, p.Source, amount)
@@ -267,4 +250,20 @@ func TestFillShortfallAsksMayCarry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// beginCorridor begins a payment of amount on the diamond where only the
+// corridor 0 → 4 → 5 → 3 has the sender's balance.
+func beginCorridor(t *testing.T, amount lnwire.MilliSatoshi) (*Payment, *Graph) {
+	t.Helper()
+	view := diamond()
+	g := NewGraph(view)
+	local := map[uint64]lnwire.MilliSatoshi{1: 0, 3: 0, 5: 500_000_000}
+	spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: amount,
+		FeeLimit: amount / 10, MaxParts: 4, FinalCLTVDelta: 40, CltvLimit: 900_000}
+	p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, g
 }
