@@ -527,12 +527,18 @@ func (p *Payment) mayCarry(path *Path, stacked map[uint64]lnwire.MilliSatoshi) b
 			return false
 		}
 	}
+	p.stack(path, stacked)
+	return true
+}
+
+// stack adds what path puts on each remote channel direction to stacked
+// (the sender's own channels are PlanFlow's spent).
+func (p *Payment) stack(path *Path, stacked map[uint64]lnwire.MilliSatoshi) {
 	for i, e := range path.Edges {
-		if e.From != p.Source { // the sender's own channels are PlanFlow's spent
+		if e.From != p.Source {
 			stacked[dirKey(e)] += path.Amts[i]
 		}
 	}
-	return true
 }
 
 // fillShortfall moves what the plan lacks of amt, when it is at most dust,
@@ -568,13 +574,8 @@ func (p *Payment) fillShortfall(plan []*Path, amt lnwire.MilliSatoshi,
 func (p *Payment) stackedBy(plan []*Path, skip int) map[uint64]lnwire.MilliSatoshi {
 	stacked := map[uint64]lnwire.MilliSatoshi{}
 	for j, path := range plan {
-		if j == skip {
-			continue
-		}
-		for k, e := range path.Edges {
-			if e.From != p.Source {
-				stacked[dirKey(e)] += path.Amts[k]
-			}
+		if j != skip {
+			p.stack(path, stacked)
 		}
 	}
 	return stacked
