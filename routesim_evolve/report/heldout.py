@@ -141,11 +141,10 @@ class DistanceRow(BaseModel):
 def distance_rows(comparison: Comparison) -> list[DistanceRow]:
     """Every router but the references, per arena then over all: the mean
     over its scenarios of the oracle's score terms less its own, on the same
-    scenarios (none without an oracle). A scenario whose terms do not sum to
-    its score (a comparison written before the terms) is left out."""
-    by_router = {router: [s for s in scores if _has_terms(s)]
-                 for router, scores in comparison.by_router().items()}
-    oracle = {s.scenario: s.terms for s in by_router.get(ORACLE, [])}
+    scenarios (none without an oracle). A scenario without terms (a
+    comparison written before them) is left out."""
+    by_router = comparison.by_router()
+    oracle = {s.scenario: s.terms for s in by_router.get(ORACLE, []) if s.terms is not None}
     rows: list[DistanceRow] = []
     arenas = sorted({s.arena for s in comparison.scores})
     for arena in [*arenas, "all"]:
@@ -156,7 +155,8 @@ def distance_rows(comparison: Comparison) -> list[DistanceRow]:
                      oracle[s.scenario].retry - s.terms.retry,
                      oracle[s.scenario].fee - s.terms.fee)
                     for s in by_router.get(router, [])
-                    if arena in ("all", s.arena) and s.scenario in oracle]
+                    if arena in ("all", s.arena) and s.scenario in oracle
+                    and s.terms is not None]
             if not gaps:
                 continue
             n = len(gaps)
@@ -165,10 +165,6 @@ def distance_rows(comparison: Comparison) -> list[DistanceRow]:
                                     distance=success + retry + fee,
                                     success=success, retry=retry, fee=fee))
     return rows
-
-
-def _has_terms(s: RouterScore) -> bool:
-    return abs(s.terms.success + s.terms.retry + s.terms.fee - s.score) < 1e-9
 
 
 def render_distance(comparison: Comparison) -> str:

@@ -41,8 +41,9 @@ class RouterScore(BaseModel):
     #: Payments delivered, and why the others failed (the commonest reason).
     delivered: int = 0
     reason: str = ""
-    #: The score split by axis (ScoreAxes.terms): where a distance lies.
-    terms: ScoreTerms = ScoreTerms()
+    #: The score split by axis (ScoreAxes.terms): where a distance lies;
+    #: None in a comparison written before the terms.
+    terms: ScoreTerms | None = None
 
 
 class Comparison(BaseModel):
