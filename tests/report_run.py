@@ -10,10 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
+from routesim_evolve.evolve.scoring_stamp import claim_scoring
 from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.compare import Comparison, RouterScore
-from routesim_evolve.score.evaluator import Evaluation, candidate_hash, eval_cache_folder
+from routesim_evolve.score.evaluator import Evaluation, candidate_hash, eval_cache_file
 from routesim_evolve.score.stats import compare_paired
 from routesim_evolve.simulate.result import Result
 
@@ -70,7 +71,7 @@ def _write_eval(run_dir: Path, source: str, router: str, ex: ScenarioExample) ->
     res = result(router, ex)
     ev = Evaluation(scenario=ex.name, arena=ex.arena, status="ok", axes=score_result(res),
                     feedback="", result=res)
-    path = run_dir / "evals" / eval_cache_folder(source) / f"{ex.content_hash[:24]}.json"
+    path = eval_cache_file(run_dir / "evals", source, ex)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(ev.model_dump_json())
     return ev
@@ -81,6 +82,7 @@ def make_run(run_dir: Path, corpus: Path, *, finished: bool = True) -> Path:
     val = load_examples(corpus, "val")
     test = load_examples(corpus, "test")
     (run_dir / "candidates").mkdir(parents=True)
+    claim_scoring(run_dir)  # as a run's start does
     for source in (SEED, CHILD, LOSER):
         (run_dir / "candidates" / f"{candidate_hash(source)}.go").write_text(source)
     settings = EvolveSettings(corpus=corpus, run_dir=run_dir, reflection=["offline"])

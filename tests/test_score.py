@@ -35,18 +35,20 @@ def _result(payments, template: Result) -> Result:
 def test_axes_on_known_payments(result):
     res = _result([
         _payment(0, success=True, attempts=2, parts=1, fee=100, limit=1000),
-        _payment(1, success=True, attempts=3, parts=3, fee=0, limit=1000),
+        _payment(1, success=True, attempts=5, parts=3, fee=0, limit=1000),
         _payment(2, success=False, attempts=5, reason="attempts_exhausted"),
         _payment(3, success=False, attempts=1, reason="router_gave_up"),
     ], result)
     axes = score_result(res)
     assert axes.success == pytest.approx(0.5)
-    assert axes.retry_efficiency == pytest.approx((0.5 + 1.0) / 2)
+    # One failure, then two: 1/2 and 1/3, whatever the parts.
+    retry = (1 / 2 + 1 / 3) / 2
+    assert axes.retry_efficiency == pytest.approx(retry)
     assert axes.fee_efficiency == pytest.approx((0.9 + 1.0) / 2)
-    assert axes.score == pytest.approx((2 + 0.5 * 0.75 + 0.5 * 0.95) / 5)
+    assert axes.score == pytest.approx((2 + 0.5 * retry + 0.5 * 0.95) / 5)
     terms = axes.terms()
     assert (terms.success, terms.retry, terms.fee) == pytest.approx(
-        (2 / 5, 0.5 * 0.75 / 5, 0.5 * 0.95 / 5))
+        (2 / 5, 0.5 * retry / 5, 0.5 * 0.95 / 5))
     assert terms.success + terms.retry + terms.fee == pytest.approx(axes.score)
 
 
@@ -81,11 +83,16 @@ def test_feedback_names_missed_payments_and_positions(result):
         assert "Where attempts failed" in text
 
 
-def test_more_parts_dilute_a_failure_as_docs_scoring_says(result):
-    """docs/scoring.md's known weakness: one failure costs a payment in two
-    parts a third of its retry efficiency, a payment in one part half. When
-    the axis is mended, this test and that paragraph go together."""
-    one_part = _result([_payment(0, success=True, attempts=2, parts=1)], result)
-    two_parts = _result([_payment(0, success=True, attempts=3, parts=2)], result)
-    assert score_result(one_part).retry_efficiency == pytest.approx(1 / 2)
-    assert score_result(two_parts).retry_efficiency == pytest.approx(2 / 3)
+@pytest.mark.parametrize("attempts, parts, retry", [
+    (1, 1, 1.0),   # nothing failed
+    (4, 4, 1.0),   # nothing failed, in four parts
+    (2, 1, 1 / 2),  # one failure
+    (3, 2, 1 / 2),  # one failure: more parts do not dilute it (scoring version 1 gave 2/3)
+    (9, 8, 1 / 2),
+    (5, 2, 1 / 4),  # three failures
+])
+def test_retry_counts_failed_attempts_whatever_the_parts(result, attempts, parts, retry):
+    """docs/scoring.md: 1 / (1 + failed attempts) per delivered payment, so
+    splitting a payment finer neither hides a failure nor costs one."""
+    res = _result([_payment(0, success=True, attempts=attempts, parts=parts)], result)
+    assert score_result(res).retry_efficiency == pytest.approx(retry)

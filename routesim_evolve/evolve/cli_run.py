@@ -13,6 +13,7 @@ from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.evolve.budget import BudgetTooSmall
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.evolve.rotation import ProposalsKeepFailing
+from routesim_evolve.evolve.scoring_stamp import ScoringChanged
 from routesim_evolve.evolve.seed import SeedError
 from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.agentic import AgentWorkspace
@@ -51,7 +52,7 @@ def run_evolution(settings: EvolveSettings) -> None:
     try:
         summary = evolve(settings, proposers, ledger=ledger,
                          say=lambda m: click.echo(m, err=True))
-    except (BudgetTooSmall, SeedError) as exc:
+    except (BudgetTooSmall, ScoringChanged, SeedError) as exc:
         raise UserError(str(exc)) from None
     except ProposalsKeepFailing as exc:
         raise RunStopped(f"{exc}\nThe run is saved in {settings.run_dir}: fix the cause and "

@@ -34,6 +34,7 @@ from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
+from routesim_evolve.evolve.scoring_stamp import claim_scoring
 from routesim_evolve.evolve.seed import Seed, load_seed
 from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.propose.base import Proposer
@@ -150,9 +151,11 @@ def evolve(
 
 
 def _open_run(settings: EvolveSettings, say: Say) -> _Data:
-    """Make the run dir, stamp its settings, and load the splits and the seed
+    """Make the run dir, stamp its scoring version (refusing a run begun
+    under another) and its settings, and load the splits and the seed
     (a corpus without a manifest fails here, early)."""
     settings.run_dir.mkdir(parents=True, exist_ok=True)
+    claim_scoring(settings.run_dir)
     (settings.run_dir / "settings.json").write_bytes(
         orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
     )

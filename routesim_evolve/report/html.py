@@ -26,6 +26,7 @@ from routesim_evolve.report.rundir import (
     load_run,
 )
 from routesim_evolve.report.sizes import size_buckets
+from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.compare import Comparison
 from routesim_evolve.score.evaluator import LndReferences, References
 from routesim_evolve.simulate.result import PaymentResult
@@ -62,6 +63,7 @@ def render_run_report(
         "heldout": None,
         "sizes": None,
         "diff": source_diff(run.seed_source, run.best_source),
+        "current_scoring": SCORING_VERSION,
     }
     if run.summary is not None:
         context["heldout"] = heldout_context(run.summary.test)
@@ -104,7 +106,7 @@ def sizes_context(
     references."""
     payments: dict[str, list[PaymentResult]] = {}
     for name, source in sources.items():
-        evals = candidate_evaluations(run.run_dir, source, test)
+        evals = candidate_evaluations(run, source, test)
         payments[name] = [p for ev in evals if ev.result for p in ev.result.payments]
     for ex in test:
         for router, result in references.results(ex).items():

@@ -17,10 +17,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.examples import ScenarioExample
+from routesim_evolve.evolve.scoring_stamp import SCORING_FILE, run_scoring_version
 from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.reflect.usage import Usage
-from routesim_evolve.score.axes import AXES
-from routesim_evolve.score.evaluator import Evaluation, eval_cache_folder
+from routesim_evolve.score.axes import AXES, SCORING_VERSION
+from routesim_evolve.score.evaluator import Evaluation, cached_evaluations, eval_cache_file
 
 #: Run logs before the live progress display wrote the proposer as "proposer NAME".
 _PROPOSER_PREFIX = "proposer "
@@ -100,6 +101,8 @@ class RunRecord(BaseModel):
     #: The held-out summary; None until the run has finished.
     summary: RunSummary | None = None
     metric_calls: int = 0
+    #: The scoring version the run was scored under (docs/scoring.md).
+    scoring_version: int = SCORING_VERSION
 
 
 def run_error(path: Path, problem: str) -> UserError:
@@ -125,7 +128,8 @@ def load_run(run_dir: Path) -> RunRecord:
     best_path = run_dir / "best.go"
     best_source = (best_path.read_text() if best_path.is_file()
                    else candidate_source(run_dir, best_id.id if best_id else seed_id))
-    call_times = eval_times(run_dir)
+    version = _scoring_version(run_dir)
+    call_times = eval_times(run_dir, version)
     return RunRecord(
         run_dir=run_dir,
         settings=settings,
@@ -137,7 +141,15 @@ def load_run(run_dir: Path) -> RunRecord:
         best_source=best_source,
         summary=summary,
         metric_calls=len(call_times),
+        scoring_version=version,
     )
+
+
+def _scoring_version(run_dir: Path) -> int:
+    version = run_scoring_version(run_dir)
+    if not isinstance(version, int):
+        raise run_error(run_dir / SCORING_FILE, f"scoring version {version}")
+    return version
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -204,11 +216,13 @@ def lineage(events: list[LogEvent], seed_id: str) -> list[CandidateRecord]:
     return records
 
 
-def eval_times(run_dir: Path) -> list[float]:
+def eval_times(run_dir: Path, version: int = SCORING_VERSION) -> list[float]:
     """When each evaluation was run (its cache file's mtime), sorted: the
     run's metric calls, as its budget counts them."""
     evals = run_dir / "evals"
-    return sorted(p.stat().st_mtime for p in evals.glob("*/*.json")) if evals.is_dir() else []
+    if not evals.is_dir():
+        return []
+    return sorted(p.stat().st_mtime for p in cached_evaluations(evals, version))
 
 
 def val_points(events: list[LogEvent], call_times: list[float]) -> list[ValPoint]:
@@ -256,13 +270,12 @@ def candidate_source(run_dir: Path, cid: str) -> str:
 
 
 def candidate_evaluations(
-    run_dir: Path, source: str, examples: list[ScenarioExample]
+    run: RunRecord, source: str, examples: list[ScenarioExample]
 ) -> list[Evaluation]:
     """The candidate's cached evaluations on these scenarios (those it has)."""
-    folder = run_dir / "evals" / eval_cache_folder(source)
     found = []
     for ex in examples:
-        path = folder / f"{ex.content_hash[:24]}.json"
+        path = eval_cache_file(run.run_dir / "evals", source, ex, run.scoring_version)
         if path.is_file():
             try:
                 found.append(Evaluation.model_validate_json(path.read_bytes()))
@@ -279,7 +292,7 @@ def axis_points(run: RunRecord, val: list[ScenarioExample]) -> list[AxisPoint]:
         if (c.val_score is None and c.verdict != "seed") or any(p.candidate == c.id
                                                                   for p in points):
             continue
-        evals = candidate_evaluations(run.run_dir, candidate_source(run.run_dir, c.id), val)
+        evals = candidate_evaluations(run, candidate_source(run.run_dir, c.id), val)
         if not val or len(evals) != len(val):
             continue
         mean = {a: sum(getattr(ev.axes, a) for ev in evals) / len(evals) for a in AXES}

@@ -2,9 +2,10 @@
 
 - success: the share of payments delivered in full. It leads the score: a
   router that saves fees by failing payments must never look better.
-- retry_efficiency: over delivered payments, the share of attempts that
-  arrived (parts / attempts): 1.0 when no attempt was wasted, whatever the
-  number of parts.
+- retry_efficiency: over delivered payments, 1 / (1 + failed attempts):
+  1.0 when no attempt failed, ½ after one failure, whatever the number of
+  parts. (Until scoring version 2 it was parts / attempts, which let a router
+  dilute a failure by sending more parts than it needed.)
 - fee_efficiency: over delivered payments, the share of the fee budget left
   unspent (1 − fee / fee limit).
 
@@ -29,6 +30,10 @@ from routesim_evolve.simulate.result import Result
 
 # Each secondary axis is worth at most half a payment.
 EFFICIENCY_WEIGHT = 0.5
+
+#: Moves whenever a change here moves any score: evaluations cached and runs
+#: begun under another version are not mixed with this one's.
+SCORING_VERSION = 2
 
 AXES = ("success", "retry_efficiency", "fee_efficiency")
 
@@ -83,14 +88,20 @@ def score_result(result: Result) -> ScoreAxes:
     delivered = [p for p in payments if p.success]
     if not delivered:
         return ZERO
-    retry = sum(p.parts / max(p.attempts, 1) for p in delivered) / len(delivered)
+    retry = sum(_retry_left(p.attempts, p.parts) for p in delivered) / len(delivered)
     fee = sum(_fee_left(p.fee_msat, p.fee_limit_msat) for p in delivered) / len(delivered)
     return ScoreAxes(
         payments=len(payments),
         success=len(delivered) / len(payments),
-        retry_efficiency=min(retry, 1.0),
+        retry_efficiency=retry,
         fee_efficiency=fee,
     )
+
+
+def _retry_left(attempts: int, parts: int) -> float:
+    # Failed attempts alone count: the parts that arrived are what the payment
+    # needed, so splitting it finer neither hides a failure nor costs one.
+    return 1.0 / (1 + max(attempts - parts, 0))
 
 
 def _fee_left(fee_msat: int, limit_msat: int) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
-from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
+from routesim_evolve.score.axes import SCORING_VERSION, ZERO, ScoreAxes, score_result
 from routesim_evolve.score.determinism import DeterminismCheck
 from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
@@ -218,13 +219,34 @@ class Evaluator:
         run has spent, whatever process spent it."""
         if self._cache_dir is None or not self._cache_dir.is_dir():
             return 0
-        return sum(1 for _ in self._cache_dir.glob("*/*.json"))
+        return sum(1 for _ in cached_evaluations(self._cache_dir))
 
     def _cache_file(self, candidate: str, example: ScenarioExample) -> Path | None:
         if self._cache_dir is None:
             return None
-        cand = eval_cache_folder(candidate)
-        return self._cache_dir / cand / f"{example.content_hash[:24]}.json"
+        return eval_cache_file(self._cache_dir, candidate, example)
+
+
+def eval_cache_file(
+    evals_dir: Path, source: str, example: ScenarioExample, version: int = SCORING_VERSION
+) -> Path:
+    """Where the evaluation of `source` on `example` is cached in `evals_dir`:
+    by the candidate's and the scenario's content and by the scoring version,
+    so an evaluation scored under another version is never read back as
+    this one's (`version` reads a run dir of an earlier one)."""
+    name = f"{example.content_hash[:24]}{_version_suffix(version)}.json"
+    return evals_dir / eval_cache_folder(source) / name
+
+
+def cached_evaluations(evals_dir: Path, version: int = SCORING_VERSION) -> list[Path]:
+    """Every evaluation cached in `evals_dir` under that scoring version."""
+    name = re.compile(rf"[0-9a-f]{{24}}{re.escape(_version_suffix(version))}\.json")
+    return [p for p in evals_dir.glob("*/*.json") if name.fullmatch(p.name)]
+
+
+def _version_suffix(version: int) -> str:
+    # Version 1 named its files by content alone.
+    return "" if version == 1 else f".s{version}"
 
 
 def eval_cache_folder(source: str) -> str:

@@ -1,0 +1,52 @@
+"""The scoring version a run dir was begun under.
+
+GEPA's saved state holds scores, and a run resumed under another scoring
+version would compare them with scores of another formula; its evaluation
+cache would answer with them too. So a run dir is stamped with the version at
+its start (`scoring.json`), a resume under another version is refused, and
+the report reads an old run's evaluations under its own version.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.score.axes import SCORING_VERSION
+
+SCORING_FILE = "scoring.json"
+#: What a run dir holds once its search has begun.
+_BEGUN = ("gepa", "evals")
+
+
+class ScoringChanged(Exception):
+    """The run dir was begun under another scoring version."""
+
+
+def claim_scoring(run_dir: Path) -> None:
+    """Stamp the run dir with today's scoring version, or raise ScoringChanged
+    if its search began under another one (a run dir from before the stamp
+    was scored by version 1)."""
+    begun = any((run_dir / name).exists() for name in _BEGUN)
+    version = run_scoring_version(run_dir) if begun else SCORING_VERSION
+    if version != SCORING_VERSION:
+        raise ScoringChanged(
+            f"{run_dir} was begun under scoring version {version}, and this is version "
+            f"{SCORING_VERSION} (docs/scoring.md): its search state holds scores of the "
+            f"other version, which cannot be compared with today's. Start a new run "
+            f"(without --name), or delete {run_dir} to run it again from scratch.")
+    atomic_write(run_dir / SCORING_FILE, json.dumps({"version": SCORING_VERSION}).encode())
+
+
+def run_scoring_version(run_dir: Path) -> int | str:
+    """The scoring version the run dir was begun under: its stamp's, 1 for a
+    run from before the stamp, a description when the stamp is unreadable."""
+    stamp = run_dir / SCORING_FILE
+    if not stamp.is_file():
+        return 1
+    try:
+        version = json.loads(stamp.read_bytes())["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "unknown (unreadable " + stamp.name + ")"
+    return version if isinstance(version, int) else f"unknown ({version!r})"
