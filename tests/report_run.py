@@ -13,7 +13,7 @@ from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.evolve.scoring_stamp import claim_scoring
 from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.score.axes import score_result
-from routesim_evolve.score.compare import Comparison, RouterScore
+from routesim_evolve.score.compare import Comparison, result_score
 from routesim_evolve.score.evaluator import Evaluation, candidate_hash, eval_cache_file
 from routesim_evolve.score.stats import compare_paired
 from routesim_evolve.simulate.result import Result
@@ -133,15 +133,7 @@ def make_run(run_dir: Path, corpus: Path, *, finished: bool = True) -> Path:
 
 def _comparison(test: list[ScenarioExample]) -> Comparison:
     routers = ["best", "seed", "lnd-apriori", "lnd-bimodal", "oracle"]
-    scores = []
-    for router in routers:
-        for ex in test:
-            res = result(router, ex)
-            axes = score_result(res)
-            scores.append(RouterScore(
-                router=router, scenario=ex.name, arena=ex.arena, status="ok", score=axes.score,
-                success=axes.success, attempts_per_payment=res.totals.attempts_per_payment,
-                fee_ppm=res.totals.fee_ppm, delivered=res.totals.succeeded, terms=axes.terms()))
+    scores = [result_score(router, ex, result(router, ex)) for router in routers for ex in test]
     by = {r: [s.score for s in scores if s.router == r] for r in routers}
     pairs = [compare_paired(a, b, by[a], by[b])
              for a, b in (("best", "seed"), ("best", "lnd-apriori"), ("best", "lnd-bimodal"))]

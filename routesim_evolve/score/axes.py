@@ -58,10 +58,8 @@ class ScoreAxes(BaseModel):
 
     @property
     def score(self) -> float:
-        if self.payments <= 0:
-            return 0.0
-        efficiency = EFFICIENCY_WEIGHT * (self.retry_efficiency + self.fee_efficiency)
-        return (self.success * self.payments + efficiency) / (self.payments + 1)
+        terms = self.terms()
+        return terms.success + terms.retry + terms.fee
 
     def terms(self) -> ScoreTerms:
         """The score split by axis (its addends; they sum to `score`)."""

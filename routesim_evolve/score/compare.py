@@ -93,7 +93,11 @@ def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterSc
 
 
 def _reference_score(router: str, ex: ScenarioExample, references: LndReferences) -> RouterScore:
-    res = references.results(ex)[router]
+    return result_score(router, ex, references.results(ex)[router])
+
+
+def result_score(router: str, ex: ScenarioExample, res: Result) -> RouterScore:
+    """A router's line on a scenario from a valid result, scored here."""
     return _row(router, ex, "ok", score_result(res), res)
 
 
