@@ -84,7 +84,7 @@ func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
 
 	pay, err := know.Begin(view, source, localBalances, spec)
-	return &routekit.Planner{Payment: pay, Plan: planRound}, err
+	return &routekit.Planner{Payment: pay, Plan: planRound, LastTryFeeWeight: feeLambda}, err
 }
 
 // planRound is the routes for the rest amt: the min-cost flow's parts, or

@@ -93,7 +93,10 @@ type probRouter struct {
 // RequestRoute picks a shard size and the most likely route for it.
 func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	r.Request(inFlight)
-	if !r.feasible(amt) {
+	switch {
+	case !r.CanComplete(amt, r.Settings.SureHalfLife):
+		return r.Send(r.LastTry(amt, feeWeight))
+	case !r.feasible(amt):
 		return nil, routekit.ErrNoRoute
 	}
 	return r.Send(r.WholeFirst(fullAmountRounds, func(whole bool) *routekit.Path {
@@ -101,13 +104,12 @@ func (r *probRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*ro
 	}))
 }
 
-// feasible reports whether the rest can still complete: it fits the max flow
-// under what the router knows for sure (so a payment it stops could hardly
-// have completed), the payment is likely enough to complete to start, and,
-// optionally without atomic MPP, it fits a multiple of the max flow under
-// expected capacities.
+// feasible reports whether a rest that fits the max flow under what the
+// router knows for sure is worth going on with: the payment is likely enough
+// to complete to start, and, optionally without atomic MPP, it fits a
+// multiple of the max flow under expected capacities.
 func (r *probRouter) feasible(amt lnwire.MilliSatoshi) bool {
-	if !r.CanComplete(amt, r.Settings.SureHalfLife) || !r.WorthStarting(amt) {
+	if !r.WorthStarting(amt) {
 		return false
 	}
 	if r.Spec.Atomic || expectedFlowFactor <= 0 {

@@ -101,7 +101,7 @@ func newCandidateRouter(view routing.SimNetworkView, source route.Vertex,
 	spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
 
 	pm, err := world.Begin(view, source, localBalances, spec)
-	return &skeptic{&routekit.Planner{Payment: pm, Plan: plan}}, err
+	return &skeptic{&routekit.Planner{Payment: pm, Plan: plan, LastTryFeeWeight: feePerProb}}, err
 }
 
 // skeptic plays one payment a planned round at a time, learning from

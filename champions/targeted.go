@@ -73,7 +73,10 @@ type targetRouter struct {
 // too unlikely to complete to start.
 func (t *targetRouter) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	t.Request(inFlight)
-	if !t.CanComplete(amt, t.Settings.SureHalfLife) || !t.WorthStarting(amt) {
+	switch {
+	case !t.CanComplete(amt, t.Settings.SureHalfLife):
+		return t.Send(t.LastTry(amt, costFee))
+	case !t.WorthStarting(amt):
 		return nil, routekit.ErrNoRoute
 	}
 	return t.Send(t.WholeFirst(wholeRounds, func(whole bool) *routekit.Path {

@@ -1,7 +1,6 @@
 package routekit
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"sync"
@@ -73,24 +72,13 @@ func benchPayment(b *testing.B) *Payment {
 	return p
 }
 
-// probCost is the champions' cost: −ln P plus fees in units of 1000 ppm.
-func probCost(p *Payment, amount lnwire.MilliSatoshi) EdgeCost {
-	return func(e *Edge, amt, fee lnwire.MilliSatoshi) (float64, float64, bool) {
-		prob := p.Prob(e, amt)
-		if prob <= 0 {
-			return 0, 0, false
-		}
-		return -math.Log(prob) + 0.1*float64(fee)/float64(amount)*1000 + 0.01, prob, true
-	}
-}
-
 func BenchmarkShortest(b *testing.B) {
 	p := benchPayment(b)
 	s := NewSearcher(p.Graph)
 	// 2021 channels forward at most 2^32 msat (4.29M sat) per HTLC.
 	for _, amt := range []lnwire.MilliSatoshi{benchAmount / 50, 4_000_000_000} {
 		b.Run(amt.ToSatoshis().String(), func(b *testing.B) {
-			q := p.Query(amt, 3, probCost(p, amt))
+			q := p.Query(amt, 3, p.ProbCost(amt, 0.1, 0.01)) // the champions' cost
 			for i := 0; i < b.N; i++ {
 				if s.Shortest(q) == nil {
 					b.Fatal("no path")

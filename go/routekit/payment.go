@@ -49,6 +49,7 @@ type Payment struct {
 	locked     map[uint64]float64 // per direction: in flight and held
 	held       map[uint64]float64 // per direction: held at the receiver
 	heldRoutes []*route.Route
+	lastTried  bool // LastTry has answered once
 }
 
 // NewPayment starts the bookkeeping of a payment on g, whose view it
@@ -118,6 +119,20 @@ func (p *Payment) Prob(e *Edge, amt lnwire.MilliSatoshi) float64 {
 		return 0
 	}
 	return p.Beliefs.Prob(e, float64(amt)+p.Locked(e), p.Now())
+}
+
+// PriorProb is the probability that e can carry amt by the prior alone,
+// with what was learnt of its channel set aside (the sender's own channels
+// and the router's own shards still count).
+func (p *Payment) PriorProb(e *Edge, amt lnwire.MilliSatoshi) float64 {
+	if e.From == p.Source {
+		return p.Prob(e, amt)
+	}
+	c, x := float64(e.Capacity), float64(amt)+p.Locked(e)
+	if x > c {
+		return 0
+	}
+	return p.Beliefs.Prior.intervalProb(c, 0, c, e.FromNode1, x)
 }
 
 // Query is a path query for amt under the payment's limits and cost.
@@ -273,8 +288,14 @@ func (p *Payment) ExpectedBound() float64 {
 // ProbCost is the cost of lnd-like probability routing: −ln P, plus
 // feeWeight per fee of 1000 ppm of amount, plus hopPenalty per channel.
 func (p *Payment) ProbCost(amount lnwire.MilliSatoshi, feeWeight, hopPenalty float64) EdgeCost {
+	return probCost(p.Prob, amount, feeWeight, hopPenalty)
+}
+
+// probCost is ProbCost with the probability of each channel from prob.
+func probCost(prob func(*Edge, lnwire.MilliSatoshi) float64, amount lnwire.MilliSatoshi,
+	feeWeight, hopPenalty float64) EdgeCost {
 	return func(e *Edge, amt, fee lnwire.MilliSatoshi) (float64, float64, bool) {
-		prob := p.Prob(e, amt)
+		prob := prob(e, amt)
 		if prob <= 0 {
 			return 0, 0, false
 		}

@@ -16,8 +16,29 @@ import (
 // feeWeight and the settings' HopPenalty, nil when there is none or it is
 // less likely than the settings' MinRouteProb.
 func (p *Payment) Best(shard lnwire.MilliSatoshi, feeWeight float64) *Path {
-	cost := p.ProbCost(shard, feeWeight, p.Settings.HopPenalty)
-	path := p.search().Shortest(p.Query(shard, p.Settings.CltvPadding, cost))
+	return p.likeliest(shard, p.ProbCost(shard, feeWeight, p.Settings.HopPenalty))
+}
+
+// LastTry is the route of one last try at a payment that no longer fits
+// what the network surely carries (CanComplete is false): the best single
+// route for the whole rest amt by the prior alone (PriorProb), what was
+// learnt set aside, since in a network that drifts what was learnt goes
+// stale. It answers once per payment, and only with the settings' LastTry
+// on; a single route for the whole rest means that without atomic MPP
+// nothing settles unless the payment completes. Nil when it has answered
+// before, is off, or finds no route.
+func (p *Payment) LastTry(amt lnwire.MilliSatoshi, feeWeight float64) *Path {
+	if !p.Settings.LastTry || p.lastTried {
+		return nil
+	}
+	p.lastTried = true
+	return p.likeliest(amt, probCost(p.PriorProb, amt, feeWeight, p.Settings.HopPenalty))
+}
+
+// likeliest is the least-cost route for amt, nil below the least
+// probability.
+func (p *Payment) likeliest(amt lnwire.MilliSatoshi, cost EdgeCost) *Path {
+	path := p.search().Shortest(p.Query(amt, p.Settings.CltvPadding, cost))
 	if path == nil || path.Prob < p.Settings.MinRouteProb {
 		return nil
 	}
@@ -80,17 +101,21 @@ func (p *Payment) FirstBest(sizes []lnwire.MilliSatoshi, feeWeight float64) []*P
 }
 
 // Planner plays a payment a planned round at a time. When a round opens
-// (nothing in flight) it stops the payment if the rest no longer fits what
-// the network surely carries (CanComplete under the settings'
-// SureHalfLife) or, before the first shard, is too unlikely to complete
-// (WorthStarting), else Plan makes the round's paths; each request sends the
-// next planned path that the rest still needs and the payment's limits
-// allow. Its ReportAttempt is the Payment's; embed it to learn otherwise.
+// (nothing in flight) and the rest no longer fits what the network surely
+// carries (CanComplete under the settings' SureHalfLife), it makes the
+// payment's last try (LastTry, at LastTryFeeWeight) or stops; before the
+// first shard it stops a payment too unlikely to complete (WorthStarting);
+// else Plan makes the round's paths. Each request sends the next planned
+// path that the rest still needs and the payment's limits allow. Its
+// ReportAttempt is the Payment's; embed it to learn otherwise.
 type Planner struct {
 	*Payment
 
 	// Plan is the paths of a round for the rest amt.
 	Plan func(p *Payment, amt lnwire.MilliSatoshi) []*Path
+
+	// LastTryFeeWeight is the fee weight of the last try's route.
+	LastTryFeeWeight float64
 
 	round []*Path // planned paths not yet handed out
 }
@@ -99,10 +124,17 @@ type Planner struct {
 func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
 	r.Request(inFlight)
 	if inFlight == 0 {
-		if !r.CanComplete(amt, r.Settings.SureHalfLife) || !r.WorthStarting(amt) {
+		switch {
+		case !r.CanComplete(amt, r.Settings.SureHalfLife):
+			r.round = nil
+			if last := r.LastTry(amt, r.LastTryFeeWeight); last != nil {
+				r.round = []*Path{last}
+			}
+		case !r.WorthStarting(amt):
 			return nil, ErrNoRoute
+		default:
+			r.round = r.Plan(r.Payment, amt)
 		}
-		r.round = r.Plan(r.Payment, amt)
 	}
 	for len(r.round) > 0 {
 		next := r.round[0]

@@ -236,3 +236,68 @@ func TestRoundParts(t *testing.T) {
 		})
 	}
 }
+
+// learntOut is a diamond payment of amt whose three corridors each failed
+// for sure at a quarter of amt: what was learnt rules the payment out, while
+// the prior alone does not.
+func learntOut(t *testing.T, s Settings, amt lnwire.MilliSatoshi) *Payment {
+	t.Helper()
+	p := beginDiamond(t, NewMemoryWith(s), amt)
+	g := p.Graph
+	for _, e := range []*Edge{g.EdgeInto(3, 2), g.EdgeInto(3, 4), g.EdgeInto(5, 6)} {
+		p.Beliefs.Failed(e, float64(amt/4), 1, p.Now())
+	}
+	if p.CanComplete(amt, s.SureHalfLife) || p.Best(amt, 0.1) != nil {
+		t.Fatal("what was learnt should rule the payment out")
+	}
+	return p
+}
+
+func TestLastTry(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(300_000_000)
+	off := DefaultSettings()
+	off.LastTry = false
+	tests := []struct {
+		name     string
+		settings Settings
+		amt      lnwire.MilliSatoshi
+		want     bool // a route for the whole amt
+	}{
+		{"on the prior alone", DefaultSettings(), amt, true},
+		{"turned off", off, amt, false},
+		{"more than any channel holds", DefaultSettings(), 3_000_000_000, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := learntOut(t, tc.settings, amt)
+			path := p.LastTry(tc.amt, 0.1)
+			if (path != nil) != tc.want {
+				t.Fatalf("last try %+v, want a route %v", path, tc.want)
+			}
+			if path != nil && (path.Amount != tc.amt || path.Prob < p.Settings.MinRouteProb) {
+				t.Fatalf("last try of %d msat at P = %g", path.Amount, path.Prob)
+			}
+			// What was learnt stays: the failed channels still cannot carry it.
+			if prob := p.Prob(p.Graph.EdgeInto(3, 2), amt); prob != 0 {
+				t.Fatalf("channel 2 carries the payment with P = %g after the last try", prob)
+			}
+			if again := p.LastTry(tc.amt, 0.1); again != nil {
+				t.Fatalf("a second last try: %+v", again)
+			}
+		})
+	}
+}
+
+func TestPlannerMakesOneLastTry(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(300_000_000)
+	plans := 0
+	r := &Planner{Payment: learntOut(t, DefaultSettings(), amt), LastTryFeeWeight: 0.1,
+		Plan: func(*Payment, lnwire.MilliSatoshi) []*Path { plans++; return nil }}
+	rt, err := r.RequestRoute(amt, 0)
+	if err != nil || rt.ReceiverAmt() != amt || plans != 0 {
+		t.Fatalf("the last try: route %v, error %v, %d plans", rt, err, plans)
+	}
+	if rt, err := r.RequestRoute(amt, 0); rt != nil || !errors.Is(err, ErrNoRoute) || plans != 0 {
+		t.Fatalf("after the last try: route %v, error %v, %d plans", rt, err, plans)
+	}
+}

@@ -46,6 +46,10 @@ type Settings struct {
 	// trying: lnd stops at 1 %, but trying unlikely routes until the max
 	// flow rules the payment out completes payments lnd gives up.
 	MinRouteProb float64
+
+	// LastTry lets a payment that no longer fits what the network surely
+	// carries make one last try on the prior alone (Payment.LastTry).
+	LastTry bool
 }
 
 // DefaultSettings are the values every champion router (champions/)
@@ -53,7 +57,8 @@ type Settings struct {
 // half-lives of ten hours (slow forgetting costs nothing measurable in
 // static worlds, and drift shows too late to follow), a tenth of failures
 // one hop off, three blocks of padding, and single routes priced 0.01 a hop
-// and tried down to P = 0.0001; every payment starts (StartProb 0).
+// and tried down to P = 0.0001; every payment starts (StartProb 0) and has
+// its last try.
 func DefaultSettings() Settings {
 	return Settings{
 		Prior:        Prior{BimodalScale: 300_000_000, UniformShare: 0.2},
@@ -63,6 +68,7 @@ func DefaultSettings() Settings {
 		CltvPadding:  3,
 		HopPenalty:   0.01,
 		MinRouteProb: 0.0001,
+		LastTry:      true,
 	}
 }
 
