@@ -24,9 +24,9 @@ func (p *Payment) Best(shard lnwire.MilliSatoshi, feeWeight float64) *Path {
 // route for the whole rest amt by the prior alone (PriorProb), what was
 // learnt set aside, since in a network that drifts what was learnt goes
 // stale. It answers once per payment, and only with the settings' LastTry
-// on; a single route for the whole rest means that without atomic MPP
-// nothing settles unless the payment completes. Nil when it has answered
-// before, is off, or finds no route.
+// on; one route for the whole rest, so that without atomic MPP none of the
+// rest settles unless all of it arrives. Nil when it has answered before, is
+// off, or finds no route.
 func (p *Payment) LastTry(amt lnwire.MilliSatoshi, feeWeight float64) *Path {
 	if !p.Settings.LastTry || p.lastTried {
 		return nil
