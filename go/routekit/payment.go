@@ -128,11 +128,9 @@ func (p *Payment) PriorProb(e *Edge, amt lnwire.MilliSatoshi) float64 {
 	if e.From == p.Source {
 		return p.Prob(e, amt)
 	}
-	c, x := float64(e.Capacity), float64(amt)+p.Locked(e)
-	if x > c {
-		return 0
-	}
-	return p.Beliefs.Prior.intervalProb(c, 0, c, e.FromNode1, x)
+	// Over the capacity the interval [0, c] leaves no balance: 0.
+	c := float64(e.Capacity)
+	return p.Beliefs.Prior.intervalProb(c, 0, c, e.FromNode1, float64(amt)+p.Locked(e))
 }
 
 // Query is a path query for amt under the payment's limits and cost.

@@ -301,3 +301,16 @@ func TestPlannerMakesOneLastTry(t *testing.T) {
 		t.Fatalf("after the last try: route %v, error %v, %d plans", rt, err, plans)
 	}
 }
+
+func TestPriorProbOverTheCapacity(t *testing.T) {
+	p := beginDiamond(t, NewMemoryWith(DefaultSettings()), 1000)
+	e := p.Graph.EdgeInto(3, 2) // 1,000,000 sat
+	for _, tc := range []struct {
+		amt  lnwire.MilliSatoshi
+		zero bool
+	}{{999_999_000, false}, {1_000_000_001, true}} {
+		if got := p.PriorProb(e, tc.amt); (got == 0) != tc.zero || got < 0 || got > 1 {
+			t.Errorf("PriorProb(%d) = %g, want zero %v", tc.amt, got, tc.zero)
+		}
+	}
+}
