@@ -144,9 +144,15 @@ def _pairs(
     for a, b in combinations(routers, 2):
         if (a not in candidates and b not in candidates) or ORACLE in (a, b):
             continue
-        common = sorted(set(table[a]) & set(table[b]))
-        pairs.append(compare_paired(
-            a, b, [table[a][s] for s in common], [table[b][s] for s in common],
-            clusters=[original_name(s) for s in common],
-        ))
+        pairs.append(pair_scores(a, b, table[a], table[b]))
     return pairs
+
+
+def pair_scores(
+    a: str, b: str, scores_a: Mapping[str, float], scores_b: Mapping[str, float]
+) -> PairedComparison:
+    """a against b on the scenarios both have (scores by scenario name),
+    each original scenario with its reseeded copies one cluster."""
+    common = sorted(set(scores_a) & set(scores_b))
+    return compare_paired(a, b, [scores_a[s] for s in common], [scores_b[s] for s in common],
+                          clusters=[original_name(s) for s in common])
