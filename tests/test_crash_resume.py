@@ -21,7 +21,7 @@ CORPUS = REPO / "corpus"
 def _command(corpus: Path, runs: Path, name: str) -> list[str]:
     return [sys.executable, "-m", "routesim_evolve", "--corpus", str(corpus),
             "--seed-file", str(CHAMPION), "--reflection-lm", "offline", "--seed", "7",
-            "--max-evals", "80", "--runs", str(runs), "--name", name]
+            "--max-evals", "120", "--runs", str(runs), "--name", name]
 
 
 def _proposed(run_dir: Path) -> list[str]:

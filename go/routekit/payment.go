@@ -49,7 +49,8 @@ type Payment struct {
 	locked     map[uint64]float64 // per direction: in flight and held
 	held       map[uint64]float64 // per direction: held at the receiver
 	heldRoutes []*route.Route
-	lastTried  bool // LastTry has answered once
+	lastTries  int                // how often LastTry has answered
+	lastFailed map[uint64]float64 // per direction: least amount failed since the first last try
 }
 
 // NewPayment starts the bookkeeping of a payment on g, whose view it
@@ -163,7 +164,8 @@ func (p *Payment) Dispatch(rt *route.Route) {
 
 // Returned books the outcome of a dispatched route: on success every
 // channel carried its amount (learnt) and the shard is held (atomic) or
-// settled; on failure its fee and balance come back. What a failure says
+// settled; on failure its fee and balance come back, and after a last try
+// where it failed is kept for the next (LastTry). What a failure says
 // about the channels is the router's to learn (Diagnose, FailureWeights).
 func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
 	now := p.Now()
@@ -173,6 +175,9 @@ func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
 	})
 	if res.Failure != nil {
 		p.boundValid = false
+		if p.lastTries > 0 {
+			p.noteLastFailure(rt, res)
+		}
 		if _, ok := res.Failure.(routing.UnreadableFailure); ok && p.memory != nil {
 			p.memory.Unreadable++
 		}
@@ -370,15 +375,24 @@ type Diagnosis struct {
 }
 
 // Diagnose refreshes rt's policies from the failure's channel update and
-// reads what the failure says. The reported position is widened to its
-// neighbours (a degraded attribution shifts it by one), and a receiver
-// blamed with a channel code is read as its last channel.
+// reads what the failure says (readFailure) when the update did not place it.
 func (p *Payment) Diagnose(rt *route.Route, res *routing.SimAttemptResult) Diagnosis {
-	d := Diagnosis{PolicyAt: p.Graph.RefreshRoute(rt), Reported: -1}
+	if at := p.Graph.RefreshRoute(rt); at > 0 {
+		_, unreadable := res.Failure.(routing.UnreadableFailure)
+		return Diagnosis{PolicyAt: at, Unreadable: unreadable, Reported: -1}
+	}
+	return readFailure(rt, res)
+}
+
+// readFailure is what a failure of rt says by itself. The reported
+// position is widened to its neighbours (a degraded attribution shifts it
+// by one), and a receiver blamed with a channel code is read as its last
+// channel.
+func readFailure(rt *route.Route, res *routing.SimAttemptResult) Diagnosis {
+	d := Diagnosis{Reported: -1}
 	_, d.Unreadable = res.Failure.(routing.UnreadableFailure)
 	pos, n := res.FailureSourceIdx, len(rt.Hops)
 	switch {
-	case d.PolicyAt > 0:
 	case d.Unreadable:
 		d.Liquidity, d.First, d.Last = true, 1, n-1
 	case pos == 0 || IsPolicyFailure(res.Failure):

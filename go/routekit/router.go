@@ -19,20 +19,58 @@ func (p *Payment) Best(shard lnwire.MilliSatoshi, feeWeight float64) *Path {
 	return p.likeliest(shard, p.ProbCost(shard, feeWeight, p.Settings.HopPenalty))
 }
 
-// LastTry is the route of one last try at a payment that no longer fits
+// LastTry is the route of a last try at a payment that no longer fits
 // what the network surely carries (CanComplete is false): the best single
 // route for the whole rest amt by the prior alone (PriorProb), what was
 // learnt set aside, since in a network that drifts what was learnt goes
-// stale. It answers once per payment, and only with the settings' LastTry
-// on; one route for the whole rest, so that without atomic MPP none of the
-// rest settles unless all of it arrives. Nil when it has answered before, is
-// off, or finds no route.
+// stale, except that it avoids each channel direction where a shard of
+// this payment failed since its first last try, at that amount or more (so
+// that each last try goes another way). It answers up to the settings'
+// LastTries times per payment; one route for the whole rest, so that
+// without atomic MPP none of the rest settles unless all of it arrives.
+// Nil when it has answered that often or finds no route.
 func (p *Payment) LastTry(amt lnwire.MilliSatoshi, feeWeight float64) *Path {
-	if !p.Settings.LastTry || p.lastTried {
+	if p.lastTries >= p.Settings.LastTries {
 		return nil
 	}
-	p.lastTried = true
-	return p.likeliest(amt, probCost(p.PriorProb, amt, feeWeight, p.Settings.HopPenalty))
+	p.lastTries++
+	return p.likeliest(amt, probCost(p.lastTryProb, amt, feeWeight, p.Settings.HopPenalty))
+}
+
+// lastTryProb is PriorProb, but 0 on a direction where a shard failed
+// since the first last try with as much as amt (on top of the payment's
+// other shards) or less.
+func (p *Payment) lastTryProb(e *Edge, amt lnwire.MilliSatoshi) float64 {
+	if failed, ok := p.lastFailed[dirKey(e)]; ok && float64(amt)+p.Locked(e) >= failed {
+		return 0
+	}
+	return p.PriorProb(e, amt)
+}
+
+// noteLastFailure keeps where a failure after the first last try points
+// (readFailure: the reported channel while attribution is trusted, else
+// its neighbours too) and the total each of those directions was to carry,
+// the payment's other shards included.
+func (p *Payment) noteLastFailure(rt *route.Route, res *routing.SimAttemptResult) {
+	d := readFailure(rt, res)
+	if !d.Liquidity {
+		return
+	}
+	first, last := d.First, d.Last
+	if d.Reported > 0 && p.Attribution().Trusted {
+		first, last = d.Reported, d.Reported
+	}
+	if p.lastFailed == nil {
+		p.lastFailed = map[uint64]float64{}
+	}
+	for j := first; j <= last; j++ {
+		if e, amt := p.Graph.Hop(rt, j); e != nil {
+			k, total := dirKey(e), float64(amt)+p.Locked(e)
+			if failed, ok := p.lastFailed[k]; !ok || total < failed {
+				p.lastFailed[k] = total
+			}
+		}
+	}
 }
 
 // likeliest is the least-cost route for amt, nil below the least

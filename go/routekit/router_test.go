@@ -2,6 +2,7 @@ package routekit
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -256,7 +257,7 @@ func learntOut(t *testing.T, s Settings, amt lnwire.MilliSatoshi) *Payment {
 func TestLastTry(t *testing.T) {
 	const amt = lnwire.MilliSatoshi(300_000_000)
 	off := DefaultSettings()
-	off.LastTry = false
+	off.LastTries = 0
 	tests := []struct {
 		name     string
 		settings Settings
@@ -281,24 +282,82 @@ func TestLastTry(t *testing.T) {
 			if prob := p.Prob(p.Graph.EdgeInto(3, 2), amt); prob != 0 {
 				t.Fatalf("channel 2 carries the payment with P = %g after the last try", prob)
 			}
-			if again := p.LastTry(tc.amt, 0.1); again != nil {
-				t.Fatalf("a second last try: %+v", again)
+		})
+	}
+}
+
+// failSecondHop reports rt failed by its second channel for lack of
+// liquidity, the failure's position read at its word.
+func failSecondHop(t *testing.T, p *Payment, rt *route.Route) uint64 {
+	t.Helper()
+	res := &routing.SimAttemptResult{Failure: &lnwire.FailTemporaryChannelFailure{}, FailureSourceIdx: 1}
+	if err := p.ReportAttempt(0, rt, res); err != nil {
+		t.Fatal(err)
+	}
+	return rt.Hops[1].ChannelID
+}
+
+// TestLastTriesGoAnotherWay fails each last try at its second channel: the
+// next avoids every channel failed so far, until the diamond's three
+// corridors are spent or the settings' LastTries are.
+func TestLastTriesGoAnotherWay(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(300_000_000)
+	for _, tc := range []struct{ lastTries, want int }{{6, 3}, {2, 2}, {1, 1}} {
+		t.Run(fmt.Sprint(tc.lastTries), func(t *testing.T) {
+			s := DefaultSettings()
+			s.LastTries = tc.lastTries
+			p := learntOut(t, s, amt)
+			failed := map[uint64]bool{}
+			for p.lastTries < tc.lastTries {
+				rt, err := p.Send(p.LastTry(amt, 0.1))
+				if err != nil {
+					break
+				}
+				for _, hop := range rt.Hops {
+					if failed[hop.ChannelID] {
+						t.Fatalf("last try %d goes through channel %d, which failed", p.lastTries, hop.ChannelID)
+					}
+				}
+				failed[failSecondHop(t, p, rt)] = true
+			}
+			if len(failed) != tc.want || p.LastTry(amt, 0.1) != nil {
+				t.Fatalf("%d last tries failed (channels %v), want %d and no more", len(failed), failed, tc.want)
 			}
 		})
 	}
 }
 
-func TestPlannerMakesOneLastTry(t *testing.T) {
+// TestLastTryAvoidsOnlyWhatFailed: a channel that failed a larger amount
+// may still carry a smaller one.
+func TestLastTryAvoidsOnlyWhatFailed(t *testing.T) {
 	const amt = lnwire.MilliSatoshi(300_000_000)
+	p := learntOut(t, DefaultSettings(), amt)
+	e := p.Graph.EdgeInto(3, 2)
+	p.lastFailed = map[uint64]float64{dirKey(e): float64(amt)}
+	if got := p.lastTryProb(e, amt); got != 0 {
+		t.Fatalf("P = %g for the amount that failed", got)
+	}
+	if got, want := p.lastTryProb(e, amt/2), p.PriorProb(e, amt/2); got != want || got == 0 {
+		t.Fatalf("P = %g for half the amount that failed, want the prior's %g", got, want)
+	}
+}
+
+func TestPlannerMakesItsLastTries(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(300_000_000)
+	s := DefaultSettings()
+	s.LastTries = 2
 	plans := 0
-	r := &Planner{Payment: learntOut(t, DefaultSettings(), amt), LastTryFeeWeight: 0.1,
+	r := &Planner{Payment: learntOut(t, s, amt), LastTryFeeWeight: 0.1,
 		Plan: func(*Payment, lnwire.MilliSatoshi) []*Path { plans++; return nil }}
-	rt, err := r.RequestRoute(amt, 0)
-	if err != nil || rt.ReceiverAmt() != amt || plans != 0 {
-		t.Fatalf("the last try: route %v, error %v, %d plans", rt, err, plans)
+	for try := 1; try <= s.LastTries; try++ {
+		rt, err := r.RequestRoute(amt, 0)
+		if err != nil || rt.ReceiverAmt() != amt || plans != 0 {
+			t.Fatalf("last try %d: route %v, error %v, %d plans", try, rt, err, plans)
+		}
+		failSecondHop(t, r.Payment, rt)
 	}
 	if rt, err := r.RequestRoute(amt, 0); rt != nil || !errors.Is(err, ErrNoRoute) || plans != 0 {
-		t.Fatalf("after the last try: route %v, error %v, %d plans", rt, err, plans)
+		t.Fatalf("after the last tries: route %v, error %v, %d plans", rt, err, plans)
 	}
 }
 

@@ -47,9 +47,13 @@ type Settings struct {
 	// flow rules the payment out completes payments lnd gives up.
 	MinRouteProb float64
 
-	// LastTry lets a payment that no longer fits what the network surely
-	// carries make one last try on the prior alone (Payment.LastTry).
-	LastTry bool
+	// LastTries is how many last tries on the prior a payment that no
+	// longer fits what the network surely carries may make
+	// (Payment.LastTry; 0: none). One already saves payments whose sure
+	// bounds went stale under drift; further ones, each going another way,
+	// save more there and cost only attempts on payments that fail anyway
+	// elsewhere.
+	LastTries int
 }
 
 // DefaultSettings are the values every champion router (champions/)
@@ -58,7 +62,7 @@ type Settings struct {
 // static worlds, and drift shows too late to follow), a tenth of failures
 // one hop off, three blocks of padding, and single routes priced 0.01 a hop
 // and tried down to P = 0.0001; every payment starts (StartProb 0) and has
-// its last try.
+// up to six last tries.
 func DefaultSettings() Settings {
 	return Settings{
 		Prior:        Prior{BimodalScale: 300_000_000, UniformShare: 0.2},
@@ -68,7 +72,7 @@ func DefaultSettings() Settings {
 		CltvPadding:  3,
 		HopPenalty:   0.01,
 		MinRouteProb: 0.0001,
-		LastTry:      true,
+		LastTries:    6,
 	}
 }
 
