@@ -63,7 +63,7 @@ def _lm_default(field: str) -> Any:
 CORPUS = click.option(
     "--corpus",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Corpus directory (train/, val/, test/, graphs/, manifest.json).",
+    help="Corpus directory (train/, val/, test/, graphs/, manifest.json). Required.",
 )
 WORKERS = click.option(
     "--max-concurrency",
@@ -121,7 +121,7 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 @WORKERS
 @click.option("--reflection-lm", "reflection", multiple=True,
               help="Proposer: anthropic:MODEL[:EFFORT], openai:MODEL[:EFFORT], "
-                   "openai-compatible:MODEL@URL, claude:MODEL[:EFFORT], codex:MODEL[:EFFORT] "
+                   "openai-compatible:MODEL@URL, claude[:MODEL][:EFFORT], codex[:MODEL][:EFFORT] "
                    "(any but the last two may end in @URL for a gateway) or offline. Repeat "
                    "to give the rotation order. Default: detected (an API key, else an agent "
                    "CLI, else offline). See docs/llm.md.")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, Go and Python: formatting, vet, lint, unit and
-# integration tests. Slow benchmarks are marked out of the default run
-# (pytest -m slow runs them). README's second set-up command and .ci/run
-# both call this script.
+# integration tests. Benchmarks are scripts under bench/, never part of
+# it; a test marked `slow` would be left out too (pyproject.toml).
+# README's second set-up command and .ci/run both call this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -132,3 +132,26 @@ def test_cache_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert cache_root() == (tmp_path / "c").resolve()
     monkeypatch.delenv("ROUTESIM_CACHE_DIR")
     assert cache_root() == (Path.home() / ".cache" / "routesim-evolve").resolve()
+
+
+def test_the_candidate_cache_is_warmed_once_per_tag_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A build with other tags (lnd linked in) compiles other dependencies:
+    # warmed only for the first tags, it would spend the candidate's time
+    # limit compiling lnd's tree.
+    import routesim_evolve.build.cache as cache_module
+
+    warmups: list[list[str]] = []
+
+    def fake_go(cmd: list[str], *args: object, **kwargs: object) -> object:
+        warmups.append(cmd)
+        return cache_module._GoRun(returncode=0, output="")
+
+    monkeypatch.setattr(cache_module, "_run_go", fake_go)
+    monkeypatch.setenv("ROUTESIM_CACHE_DIR", str(tmp_path / "cache"))
+    cache = BinaryCache(root=tmp_path / "bins")
+    for tags in [(NOLND_TAG,), (NOLND_TAG,), (), ()]:
+        cache._warm_candidate_cache(tags)
+    tags_built = [next(a for a in cmd if a.startswith("-tags=")) for cmd in warmups]
+    assert tags_built == [f"-tags={NOLND_TAG}", "-tags="]

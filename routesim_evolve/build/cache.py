@@ -178,8 +178,9 @@ class BinaryCache:
     Thread-safe and process-safe. `compiles` counts the compiler runs made
     through this instance (tests and benchmarks read it). Candidates build
     under `limits` in a Go build cache of their own (`candidate_go_cache`),
-    warmed once per process by a trusted build of the in-tree seed, so that
-    their time limit measures the candidate and not the dependencies.
+    warmed once per process and build tags by a trusted build of the in-tree
+    seed, so that their time limit measures the candidate and not the
+    dependencies (lnd's tree, when the tags link it in).
     """
 
     def __init__(
@@ -196,7 +197,7 @@ class BinaryCache:
         self.flags = flags
         self.compiles = 0
         self._count_lock = threading.Lock()
-        self._warm = False
+        self._warmed: set[tuple[str, ...]] = set()
         self._verified: set[tuple[str, int, int]] = set()
 
     def build(self, source: str, *, tags: tuple[str, ...] = (NOLND_TAG,)) -> BuildOutcome:
@@ -288,9 +289,10 @@ class BinaryCache:
         return outcome.model_copy(update={"seconds": time.monotonic() - start})
 
     def _warm_candidate_cache(self, tags: tuple[str, ...]) -> None:
-        """Once per process: a trusted build of the in-tree seed with the
-        candidates' Go build cache, so that it holds every dependency."""
-        if self._warm:
+        """Once per process and tags: a trusted build of the in-tree seed
+        with the candidates' Go build cache, so that it holds every
+        dependency those tags compile."""
+        if tags in self._warmed:
             return
         go_cache = candidate_go_cache()
         with file_lock(go_cache.parent / "locks" / "candidate-go-cache.lock"):
@@ -303,7 +305,7 @@ class BinaryCache:
                 proc = _run_go(cmd, self.go_dir, self._env(candidate=True), TRUSTED_TIMEOUT_S)
                 if proc.returncode != 0:
                     raise GoToolchainError(f"building the seed failed:\n{proc.output}")
-        self._warm = True
+        self._warmed.add(tags)
 
     def _env(self, *, candidate: bool) -> dict[str, str]:
         env = build_env()
