@@ -51,8 +51,8 @@ type Settings struct {
 	// longer fits what the network surely carries may make
 	// (Payment.LastTry; 0: none). One already saves payments whose sure
 	// bounds went stale under drift; further ones, each going another way,
-	// save more there and cost only attempts on payments that fail anyway
-	// elsewhere.
+	// save more there, and elsewhere mostly cost attempts on payments that
+	// fail anyway.
 	LastTries int
 }
 
