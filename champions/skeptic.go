@@ -160,10 +160,7 @@ func shiftShare() float64 {
 // on, and quarantines the rest as soft evidence.
 func (s *skeptic) blame(id uint64, rt *route.Route, d routekit.Diagnosis) {
 	shift := shiftShare()
-	first, last := d.First, d.Last
-	if shift == 0 && d.Reported > 0 {
-		first, last = d.Reported, d.Reported
-	}
+	first, last := d.Suspects(shift == 0)
 	w := s.FailureWeights(rt, first, last, func(j int) float64 {
 		if d.Reported < 0 || j == d.Reported {
 			return 1 - 2*shift

@@ -345,10 +345,7 @@ func (p *Payment) LearnFailure(rt *route.Route, res *routing.SimAttemptResult, a
 // evidence (certain when one channel takes all); channels before the first
 // candidate carried their amounts.
 func (p *Payment) Blame(rt *route.Route, d Diagnosis, a Attribution) {
-	first, last := d.First, d.Last
-	if d.Reported > 0 && a.Trusted {
-		first, last = d.Reported, d.Reported
-	}
+	first, last := d.Suspects(a.Trusted)
 	w := p.FailureWeights(rt, first, last, func(j int) float64 { return a.weight(j, d.Reported) })
 	p.Passed(rt, first)
 	for j := first; j <= last; j++ {
@@ -372,6 +369,15 @@ type Diagnosis struct {
 	// failure names (-1: none).
 	Liquidity             bool
 	First, Last, Reported int
+}
+
+// Suspects are the positions First..Last that may have failed: only the
+// reported one when attribution is trusted and the failure names one.
+func (d Diagnosis) Suspects(trusted bool) (first, last int) {
+	if d.Reported > 0 && trusted {
+		return d.Reported, d.Reported
+	}
+	return d.First, d.Last
 }
 
 // Diagnose refreshes rt's policies from the failure's channel update and

@@ -56,10 +56,7 @@ func (p *Payment) noteLastFailure(rt *route.Route, res *routing.SimAttemptResult
 	if !d.Liquidity {
 		return
 	}
-	first, last := d.First, d.Last
-	if d.Reported > 0 && p.Attribution().Trusted {
-		first, last = d.Reported, d.Reported
-	}
+	first, last := d.Suspects(p.Attribution().Trusted)
 	if p.lastFailed == nil {
 		p.lastFailed = map[uint64]float64{}
 	}
