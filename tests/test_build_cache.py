@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import routesim_evolve.build.cache as cache_module
 from routesim_evolve.build import BinaryCache, BuildStatus
 from routesim_evolve.build.cache import build_key, clean_compiler_output
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, NOLND_TAG, cache_root, go_module_dir
@@ -140,8 +141,6 @@ def test_the_candidate_cache_is_warmed_once_per_tag_set(
     # A build with other tags (lnd linked in) compiles other dependencies:
     # warmed only for the first tags, it would spend the candidate's time
     # limit compiling lnd's tree.
-    import routesim_evolve.build.cache as cache_module
-
     warmups: list[list[str]] = []
 
     def fake_go(cmd: list[str], *args: object, **kwargs: object) -> object:
