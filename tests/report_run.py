@@ -40,6 +40,7 @@ def result(router: str, ex: ScenarioExample) -> Result:
         payments.append({
             "index": i, "target": "n1", "amount_msat": amount,
             "delivered_msat": amount if ok else 0, "success": ok, "attempts": attempts,
+            "feasible": True, "bound_msat": amount,
             "parts": 1, "fee_msat": amount // 1000 if ok else 0, "fee_limit_msat": amount // 100,
             "failure_reason": "" if ok else "attempts_exhausted", "router_ns": 0,
             "attempt_log": [],
@@ -51,7 +52,8 @@ def result(router: str, ex: ScenarioExample) -> Result:
         "format": "routesim-result/1", "scenario": ex.name, "arena": ex.arena, "router": router,
         "seed": 1, "payments": payments,
         "totals": {
-            "payments": 3, "succeeded": len(delivered), "success_rate": len(delivered) / 3,
+            "payments": 3, "succeeded": len(delivered), "feasible": 3,
+            "success_rate": len(delivered) / 3,
             "attempts": sum(p["attempts"] for p in payments),
             "attempts_per_payment": sum(p["attempts"] for p in payments) / 3,
             "amount_msat": sum(AMOUNTS), "delivered_msat": amount, "fee_msat": fees,

@@ -77,6 +77,15 @@ def _other_amount(doc: dict[str, Any]) -> None:
     p["amount_msat"] = p["delivered_msat"] = 1
 
 
+def _beaten_bound(doc: dict[str, Any]) -> None:
+    p = _first_success(doc)
+    p["feasible"], p["bound_msat"] = False, p["amount_msat"] - 1
+
+
+def _bound_over_amount(doc: dict[str, Any]) -> None:
+    _first_success(doc)["bound_msat"] += 1
+
+
 @pytest.mark.parametrize(
     ("forge", "said"),
     [
@@ -88,6 +97,8 @@ def _other_amount(doc: dict[str, Any]) -> None:
         (_long_route, "31 hops"),
         (_late_lock, "past the cltv limit"),
         (_other_amount, "amount differ"),
+        (_beaten_bound, "feasible bound says no router"),
+        (_bound_over_amount, "but the bound allows"),
     ],
 )
 def test_each_forgery_is_named(forge: Callable[[dict[str, Any]], None], said: str):

@@ -26,7 +26,7 @@ def test_one_router_delivering_nothing_is_flagged_with_every_reason():
     assert len(flags) == 1 and flags[0].startswith("base-001:")
     assert "lnd-apriori delivered 0 (200/200 failed" in flags[0]
     assert "insufficient local balance" in flags[0] and "seed delivered 21" in flags[0]
-    assert "1 scenario(s)" in render_sanity(comparison)
+    assert "1 flag(s)" in render_sanity(comparison)
 
 
 def test_no_flag_says_so():

@@ -26,6 +26,8 @@ def test_example_parses() -> None:
     assert result.totals.payments == len(result.payments) == 12
     assert result.totals.succeeded == sum(p.success for p in result.payments)
     assert result.totals.attempts == sum(p.attempts for p in result.payments)
+    assert result.totals.feasible == sum(p.feasible for p in result.payments) == 11
+    assert all(p.feasible for p in result.payments if p.success)
     assert result.totals.degraded == {"stripped": 1}
 
 

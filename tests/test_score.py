@@ -21,7 +21,8 @@ def _payment(index, *, success, attempts=1, parts=1, fee=0, limit=1000, reason="
     return {
         "index": index, "target": "02" + "00" * 32, "amount_msat": 1_000_000,
         "delivered_msat": 1_000_000 if success else 0, "success": success,
-        "attempts": attempts, "parts": parts, "fee_msat": fee, "fee_limit_msat": limit,
+        "feasible": True, "bound_msat": 1_000_000, "attempts": attempts, "parts": parts,
+        "fee_msat": fee, "fee_limit_msat": limit,
         "failure_reason": reason, "router_ns": 0, "attempt_log": [],
     }
 

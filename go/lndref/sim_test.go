@@ -66,6 +66,10 @@ func checkSane(t *testing.T, sc *scenario.Scenario, res *sim.Result) {
 		if p.DeliveredMsat > p.AmountMsat {
 			t.Errorf("payment %d: delivered %d of %d", i, p.DeliveredMsat, p.AmountMsat)
 		}
+		if p.Success && !p.Feasible {
+			t.Errorf("payment %d: succeeded outside the feasible bound (%d of %d msat)",
+				i, p.BoundMsat, p.AmountMsat)
+		}
 		if p.Success {
 			succeeded++
 			if p.DeliveredMsat != p.AmountMsat || p.Parts < 1 || p.FailureReason != "" {

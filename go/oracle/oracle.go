@@ -3,7 +3,7 @@
 // really is (every channel direction's spendable balance and the policy its
 // node really applies, never the future traffic nor the attribution draws)
 // and sends the payment at once as a least-cost flow: a min-cost flow on
-// linear fee rates over the true balances, split into at most MaxParts
+// linear fees over the true balances, split into at most MaxParts
 // routes, each built with exact fees and time locks and kept within the fee
 // limit, the cltv limit and the onion's 20 hops.
 //
@@ -18,13 +18,17 @@
 // back to at most MaxParts widest paths (fewer, fatter parts, at a higher
 // fee), and keeps the first plan the exact check confirms.
 //
-// What it can miss (docs/oracle.md): the flow's cost is linear, so base
-// fees are paid but not weighed when choosing; a flow that needs the last
-// fee-limit's worth of some channel is not found; with more flow paths than
-// MaxParts (a path over a hop's maximum HTLC counts as several parts) it
-// keeps the largest and moves what it can of the rest onto them (parts
-// below a hop's minimum HTLC likewise), so integrality can lose a
-// payment a cleverer split would make; it treats each payment alone, and in
+// A direction's cost is its proportional rate plus its base fee spread over
+// the whole amount; a direction whose minimum HTLC the payment, or the flow
+// path it was given, does not reach is left out of the next flow.
+//
+// What it can miss (docs/oracle.md): the flow's cost is linear, so a base
+// fee is weighed once for the whole amount, not once per part; a flow that
+// needs the last fee-limit's worth of some channel is not found; with more
+// flow paths than MaxParts (a path over a hop's maximum HTLC counts as
+// several parts) it keeps the largest and moves what it can of the rest
+// onto them (parts below a hop's minimum HTLC likewise), so integrality can
+// lose a payment a cleverer split would make; it treats each payment alone, and in
 // arenas where a failed or settled payment moves liquidity the best choice
 // for one payment is not always the best for the scenario. Should a part
 // fail all the same, it plans again from the network as it then is, without
@@ -138,19 +142,31 @@ func (g *graph) plan(target int, height uint32, spec *routing.SimPaymentSpec,
 
 	// The least-cost pass sends one HTLC per channel (the maximum HTLC is
 	// its capacity); the widest pass lets parts share a channel, each under
-	// its maximum (htlcSized splits them).
-	net := g.flowNet(reserve, avoid, !widest)
-	source := g.index[g.source]
-	sent := int64(0)
-	if widest {
-		sent = net.widestFlow(source, target, int64(amt), int(spec.MaxParts))
-	} else {
-		sent = net.minCostFlow(source, target, int64(amt))
+	// its maximum (htlcSized splits them). A direction whose minimum HTLC
+	// is over what any part of this payment carries is left out from the
+	// start; one whose minimum is over the flow path it was given is left
+	// out of the next flow, up to minimumRounds flows.
+	closed := g.overMinimum(amt + spec.FeeLimit)
+	var net *flowNet
+	var flow []flowPath
+	for round := 0; ; round++ {
+		net = g.flowNet(reserve, avoid, closed, !widest, amt)
+		source := g.index[g.source]
+		sent := int64(0)
+		if widest {
+			sent = net.widestFlow(source, target, int64(amt), int(spec.MaxParts))
+		} else {
+			sent = net.minCostFlow(source, target, int64(amt))
+		}
+		if sent < int64(amt) {
+			return nil, ErrNoFlow
+		}
+		flow = net.paths(source, target)
+		if !g.closeUnderMinimum(flow, closed) || round+1 == minimumRounds {
+			break
+		}
 	}
-	if sent < int64(amt) {
-		return nil, ErrNoFlow
-	}
-	paths := g.htlcSized(net.paths(g.index[g.source], target))
+	paths := g.htlcSized(flow)
 	paths = fitParts(net, paths, int(spec.MaxParts), g.belowMinimum)
 	if sent := totalValue(paths); sent < int64(amt) {
 		return nil, fmt.Errorf("%w: %d of %d msat fit in %d parts", ErrNoFlow, sent, amt, spec.MaxParts)
@@ -302,6 +318,38 @@ func (g *graph) htlcSized(paths []flowPath) []flowPath {
 	return out
 }
 
+// minimumRounds bounds the flows one plan solves while it closes
+// directions whose minimum HTLC the flow's paths do not reach.
+const minimumRounds = 6
+
+// overMinimum is the set of directions (by edge index) whose minimum HTLC is
+// over most, the largest HTLC the payment can make.
+func (g *graph) overMinimum(most lnwire.MilliSatoshi) map[int]bool {
+	closed := map[int]bool{}
+	for i, e := range g.edges {
+		if e.From != g.source && e.Policy != nil && e.Policy.MinHTLC > most {
+			closed[i] = true
+		}
+	}
+	return closed
+}
+
+// closeUnderMinimum adds to closed every direction whose minimum HTLC is
+// over the value of a flow path through it, and reports whether it added
+// any.
+func (g *graph) closeUnderMinimum(paths []flowPath, closed map[int]bool) bool {
+	added := false
+	for _, p := range paths {
+		for _, i := range p.edges {
+			if pol := g.edges[i].Policy; pol != nil && g.edges[i].From != g.source &&
+				lnwire.MilliSatoshi(p.value) < pol.MinHTLC && !closed[i] {
+				closed[i], added = true, true
+			}
+		}
+	}
+	return added
+}
+
 // belowMinimum is true when a path's value is under some hop's minimum HTLC.
 func (g *graph) belowMinimum(p flowPath) bool {
 	for _, i := range p.edges {
@@ -314,20 +362,22 @@ func (g *graph) belowMinimum(p flowPath) bool {
 }
 
 // flowNet builds the flow network: an arc per usable direction not to
-// avoid, its capacity the balance (with oneHTLC, at most the maximum HTLC)
-// less the reserve for fees, its cost the fee rate its node charges
-// (nothing on the sender's own channels).
-func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, oneHTLC bool) *flowNet {
+// avoid nor closed, its capacity the balance (with oneHTLC, at most the
+// maximum HTLC) less the reserve for fees, its cost the fee its node
+// charges per unit of amt (nothing on the sender's own channels).
+func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, closed map[int]bool,
+	oneHTLC bool, amt lnwire.MilliSatoshi) *flowNet {
+
 	net := newFlowNet(len(g.nodes))
 	for i, e := range g.edges {
 		own := e.From == g.source
-		if avoid[e.ChannelID] || (!own && (e.Policy == nil || e.Policy.IsDisabled)) {
+		if avoid[e.ChannelID] || closed[i] || (!own && (e.Policy == nil || e.Policy.IsDisabled)) {
 			continue
 		}
 		capacity := int64(e.Balance)
 		cost := int64(0)
 		if !own {
-			cost = int64(e.Policy.FeeProportionalMillionths)
+			cost = unitCost(e.Policy, amt)
 			if oneHTLC {
 				capacity = min(capacity, int64(e.Policy.MaxHTLC))
 			}
@@ -339,6 +389,21 @@ func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, oneH
 	}
 	return net
 }
+
+// unitCost is a direction's fee per unit of flow, in ppm: its proportional
+// rate plus its base fee spread over the whole amount, so that a channel
+// with a high base fee weighs what it would cost if the payment crossed it
+// whole (a linear cost cannot charge the base fee once per part).
+func unitCost(p *routing.CachedEdgePolicy, amt lnwire.MilliSatoshi) int64 {
+	if p.FeeBaseMSat >= maxUnitCost || p.FeeProportionalMillionths >= maxUnitCost {
+		return maxUnitCost
+	}
+	base := (uint64(p.FeeBaseMSat)*1_000_000 + uint64(amt) - 1) / max(uint64(amt), 1)
+	return int64(min(uint64(p.FeeProportionalMillionths)+base, maxUnitCost))
+}
+
+// maxUnitCost caps a direction's cost so that sums along a path never wrap.
+const maxUnitCost = 1 << 30
 
 // route builds the route of a flow path delivering its value, with the
 // fees and time locks the true policies ask, in lnd's encoding.

@@ -117,6 +117,35 @@ func TestOracle(t *testing.T) {
 	}
 }
 
+// TestOracleWeighsMinimumsAndBaseFees checks that a cheap corridor the
+// payment cannot use (a hop's minimum HTLC over the amount) or that costs
+// more than it looks (a high base fee on a small payment) is passed by for
+// the other one.
+func TestOracleWeighsMinimumsAndBaseFees(t *testing.T) {
+	const amount = 1_000_000 // msat; via 2 it pays 1,000 + 100 msat
+	tests := []struct {
+		name   string
+		change func(p *scenario.Policy) // of 1→3, made free of proportional fees
+	}{
+		{"a minimum HTLC over the amount", func(p *scenario.Policy) { p.HtlcMinMsat = 2_199_999_780 }},
+		{"a minimum HTLC over one part's share", func(p *scenario.Policy) { p.HtlcMinMsat = amount + 1 }},
+		{"a base fee larger than the other side's fee", func(p *scenario.Policy) { p.FeeBaseMsat = 50_000 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := diamond(2_000_000, amount)
+			p13 := sc.Graph.Channels[2].Policy1
+			p13.FeeRatePPM = 0
+			tc.change(p13)
+			p := play(t, sc).Payments[0]
+			if !p.Success || p.Attempts != 1 || p.FeeMsat != 1_100 {
+				t.Fatalf("success %v in %d attempts, fee %d msat; want one attempt via 2 for 1,100 msat",
+					p.Success, p.Attempts, p.FeeMsat)
+			}
+		})
+	}
+}
+
 // TestOracleOnTheExamples checks that the ceiling holds on every example
 // arena: the oracle delivers at least what a plain router does.
 func TestOracleOnTheExamples(t *testing.T) {

@@ -33,6 +33,7 @@ type paymentRun struct {
 	router routing.SimRouter
 	res    *PaymentResult
 	timed  func(func())
+	bound  *bound // the payment's ceiling, raised at every round's start
 
 	delivered lnwire.MilliSatoshi // settled, or held with Atomic
 	fees      lnwire.MilliSatoshi // of the shards in delivered
@@ -70,6 +71,9 @@ func paymentAddr(seed uint64, i int) [32]byte {
 // play runs the payment to its end and returns its result.
 func (p *paymentRun) play() {
 	for p.res.FailureReason == ReasonNone && !p.complete() {
+		if p.round > 0 {
+			p.bound.atRound(p.delivered)
+		}
 		pending, routerErr := p.dispatchRound()
 		if len(pending) == 0 {
 			p.giveUp(routerErr)

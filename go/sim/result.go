@@ -27,8 +27,13 @@ type Result struct {
 
 // Totals sums the payments of a result.
 type Totals struct {
-	Payments           int     `json:"payments"`
-	Succeeded          int     `json:"succeeded"`
+	Payments  int `json:"payments"`
+	Succeeded int `json:"succeeded"`
+
+	// Feasible counts the payments the feasible bound allows: no router
+	// could have delivered more of them in this world.
+	Feasible int `json:"feasible"`
+
 	SuccessRate        float64 `json:"success_rate"`
 	Attempts           int     `json:"attempts"`
 	AttemptsPerPayment float64 `json:"attempts_per_payment"`
@@ -55,6 +60,13 @@ type PaymentResult struct {
 	AmountMsat    uint64 `json:"amount_msat"`
 	DeliveredMsat uint64 `json:"delivered_msat"`
 	Success       bool   `json:"success"`
+
+	// Feasible is false when no router could have delivered the payment
+	// in the world it met; BoundMsat is how much of the amount the
+	// bound allows (docs/scoring.md, "The feasible bound").
+	Feasible  bool   `json:"feasible"`
+	BoundMsat uint64 `json:"bound_msat"`
+
 	Attempts      int    `json:"attempts"`
 	Parts         int    `json:"parts"`
 	FeeMsat       uint64 `json:"fee_msat"`

@@ -73,6 +73,7 @@ func (w *World) runPayment(i int, pay scenario.Payment, factory routing.RouterFa
 	// enforced from spec, which no router can reach.
 	spec := w.newSpec(i, pay)
 	routerSpec := *spec
+	limit := w.newBound(spec)
 	res := PaymentResult{
 		Index:        i,
 		Target:       pay.Target,
@@ -92,9 +93,10 @@ func (w *World) runPayment(i int, pay scenario.Payment, factory routing.RouterFa
 		res.Error = err.Error()
 	} else {
 		p := &paymentRun{w: w, spec: spec, router: router,
-			res: &res, timed: watch.time}
+			res: &res, timed: watch.time, bound: limit}
 		p.play()
 	}
+	res.Feasible, res.BoundMsat = limit.feasible, uint64(limit.reached)
 	res.RouterNanos = (watch.total - before).Nanoseconds()
 	return res
 }
@@ -121,6 +123,9 @@ func totals(payments []PaymentResult) Totals {
 		t.AmountMsat += p.AmountMsat
 		t.DeliveredMsat += p.DeliveredMsat
 		t.FeeMsat += p.FeeMsat
+		if p.Feasible {
+			t.Feasible++
+		}
 		if p.Success {
 			t.Succeeded++
 			successFees += p.FeeMsat

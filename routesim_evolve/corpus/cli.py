@@ -29,6 +29,7 @@ from routesim_evolve.corpus.settings import (
     DEFAULT_ATTRIBUTION,
     DEFAULT_DRIFT_EVENTS_PER_HOUR,
     DEFAULT_DRIFT_MEDIAN_SHIFT_SAT,
+    DIFFICULTIES,
     ArenaSettings,
     AttributionRates,
     FloatRange,
@@ -68,7 +69,12 @@ def _range(text: str, name: str) -> dict[str, float]:
 # them; each option's default is the model's (shown, never repeated here).
 ARENA_OPTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("payments", "MIN,MAX payments per scenario (uniform)."),
-    ("amount_sat", "MIN,MAX payment amount in sat; amounts are log-uniform on the range."),
+    ("amount_sat", "MIN,MAX payment amount in sat; amounts are log-uniform on the range "
+                   "(with --amount-share, the range a sized amount must fall in)."),
+    ("amount_share", "MIN,MAX share of the largest amount the sender could send to the "
+                     "target at the scenario's start (a max flow over the true balances) that "
+                     "each payment is sized at, drawn uniformly; or 'none' to draw amounts from "
+                     "--amount-sat alone. See --difficulty."),
     ("max_parts", "MaxParts: shards in flight at once per payment."),
     ("max_attempts", "Attempts per payment."),
     ("fee_limit_ppm", "Fee limit rate: limit = base + amount × ppm / 10⁶."),
@@ -96,7 +102,9 @@ SENDER_OPTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("min_capacity_sat", "The sender's channels hold at least this much capacity in total."),
     ("exclude_top_share", "Share of best-connected nodes never chosen as sender."),
 )
-_RANGES: Final = {"payments", "amount_sat", "local_balance_share"}
+_RANGES: Final = {"payments", "amount_sat", "amount_share", "local_balance_share"}
+#: Ranges that 'none' turns off.
+_OPTIONAL_RANGES: Final = {"amount_share", "local_balance_share"}
 _ARENA: Final = ArenaSettings()
 _SENDER: Final = SenderSettings()
 _GENERATOR: Final = GeneratorSettings()
@@ -150,7 +158,7 @@ def _arena_overrides(params: dict[str, Any], given: set[str]) -> dict[str, Any]:
         if field == "payments":
             low, high = _numbers(text, 2, hint)
             out[field] = {"min": int(low), "max": int(high)}
-        elif field == "local_balance_share" and text == "none":
+        elif field in _OPTIONAL_RANGES and text == "none":
             out[field] = None
         elif field in _RANGES:
             out[field] = _range(text, hint)
@@ -207,6 +215,11 @@ def build_settings(params: dict[str, Any], explicit: set[str]) -> GeneratorSetti
         if "arenas" in given else list(base.arenas)
     )
     common = _arena_overrides(params, given)
+    if params.get("difficulty"):
+        if "amount_share" in given:
+            raise click.UsageError("--difficulty and --amount-share both set the amount share: "
+                                   "give one")
+        common["amount_share"] = DIFFICULTIES[params["difficulty"]].model_dump()
     arenas = {
         arena: ArenaSettings.model_validate({
             **base.arenas.get(arena, default_arena_settings(arena)).model_dump(),
@@ -285,6 +298,12 @@ def corpus_command() -> None:
 @click.option("--split-sizes", help="Scenarios per arena in train,val,test."
               + _default(",".join(str(_GENERATOR.split_sizes[s]) for s in SPLITS)))
 @arena_options
+@click.option("--difficulty", type=click.Choice(list(DIFFICULTIES)),
+              help="Size payments by what the network holds toward their targets: a preset "
+                   "of --amount-share, "
+                   + ", ".join(f"{name} {_plain(r.min)}–{_plain(r.max)}"
+                               for name, r in DIFFICULTIES.items())
+                   + " of the max flow. [default: none, amounts from --amount-sat alone]")
 @click.option("--drift", help="EVENTS_PER_HOUR,MEDIAN_SHIFT_SAT of background traffic in the "
               "drift arena (other arenas have none)."
               + _default(f"{_plain(DEFAULT_DRIFT_EVENTS_PER_HOUR)},"
@@ -320,6 +339,8 @@ def generate_command(ctx: click.Context, **params: Any) -> None:
         )
     except GenerationError as exc:
         raise UserError(str(exc)) from exc
+    except GoToolchainError as exc:
+        raise UserError(f"cannot run the Go tools the generator needs: {exc}") from exc
     for split, entry in manifest.splits.items():
         counts = ", ".join(f"{a} {n}" for a, n in entry.counts_per_arena.items())
         click.echo(f"{split}: {len(entry.scenarios)} scenarios ({counts})")

@@ -12,7 +12,9 @@ change the draws of the others.
 The sender of each scenario is a well-connected node that is no top hub
 (`SenderSettings`); targets are drawn among the nodes it can reach along
 announced, enabled directions, so payments are neither trivial nor hopeless by
-construction (whether they succeed depends on the hidden liquidity).
+construction (whether they succeed depends on the hidden liquidity). With an
+arena's `amount_share`, payments are sized by what the network holds toward
+their targets (difficulty.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from routesim_evolve.corpus.difficulty import candidate_pool, size_payments, starting_flows
 from routesim_evolve.corpus.graphtools import Reach, degrees, graph_stats
 from routesim_evolve.corpus.importers import import_graph_file
 from routesim_evolve.corpus.load import GRAPHS_DIR, CorpusError, load_scenarios
@@ -68,7 +71,7 @@ from routesim_evolve.corpus.settings import (
 from routesim_evolve.corpus.topology import synthetic_graph
 
 # Bump whenever the same settings would give different files.
-GENERATOR_VERSION: Final = "2"
+GENERATOR_VERSION: Final = "3"
 GENERATOR_MODULE: Final = __name__
 
 
@@ -186,7 +189,11 @@ def draw_amount_msat(rng: random.Random, settings: ArenaSettings) -> int:
 def draw_payments(
     rng: random.Random, targets: Sequence[str], settings: ArenaSettings
 ) -> list[Payment]:
+    """The scenario's payments; with amount_share, the pool of candidates
+    that `difficulty.size_payments` sizes once the flows are known."""
     count = rng.randint(settings.payments.min, settings.payments.max)
+    if settings.amount_share is not None:
+        return candidate_pool(rng, targets, count, settings)
     return [
         Payment(target=rng.choice(targets), amount_msat=draw_amount_msat(rng, settings))
         for _ in range(count)
@@ -395,6 +402,8 @@ def generate_corpus(
         (out / plan.file).write_text(scenario_json(scenario))
         scenarios[plan.split].append((plan, scenario))
     _check_written(out, [plan for split in SPLITS for plan, _ in scenarios[split]])
+    for split in SPLITS:
+        scenarios[split] = _sized(out, settings, scenarios[split])
     manifest = Manifest(
         generator=GeneratorStamp(
             module=GENERATOR_MODULE, version=GENERATOR_VERSION, command=command
@@ -407,6 +416,27 @@ def generate_corpus(
     )
     (out / MANIFEST_FILE).write_text(manifest_json(manifest))
     return manifest
+
+
+def _sized(
+    out: Path, settings: GeneratorSettings, planned: list[tuple[ScenarioPlan, Scenario]]
+) -> list[tuple[ScenarioPlan, Scenario]]:
+    """The scenarios with their payments sized by the flows of their world,
+    where their arena asks for it (amount_share), written again."""
+    to_size = [(plan, sc) for plan, sc in planned
+               if settings.arenas[plan.arena].amount_share is not None]
+    if not to_size:
+        return planned
+    flows = starting_flows([out / plan.file for plan, _ in to_size])
+    sized: dict[str, Scenario] = {}
+    for (plan, sc), scenario_flows in zip(to_size, flows, strict=True):
+        rng = random.Random(derive_seed(settings.seed, "sizes", plan.split, plan.arena,
+                                        plan.number))
+        payments = size_payments(sc.payments, scenario_flows, settings.arenas[plan.arena], rng)
+        sized[plan.file] = sc.model_copy(update={"payments": payments})
+        (out / plan.file).write_text(scenario_json(sized[plan.file]))
+    _check_written(out, [plan for plan, _ in to_size])
+    return [(plan, sized.get(plan.file, sc)) for plan, sc in planned]
 
 
 def _prepare(out: Path, overwrite: bool) -> None:

@@ -99,7 +99,16 @@ class ArenaSettings(_Settings):
     payments: IntRange = Field(default_factory=lambda: IntRange(min=15, max=25))
     amount_sat: FloatRange = Field(
         default_factory=lambda: FloatRange(min=10_000, max=2_000_000),
-        description="payment amounts, log-uniform on this range",
+        description="payment amounts, log-uniform on this range (with amount_share, the "
+        "range a sized amount must fall in)",
+    )
+    amount_share: FloatRange | None = Field(
+        default=None,
+        description="size each payment as a share of the largest amount its sender could "
+        "send to its target in the scenario's world at the start (a max flow over the true "
+        "balances), drawn uniformly from this range, so that most payments are feasible and "
+        "the hard part is finding the liquidity; None draws amounts from amount_sat alone "
+        "(corpus/difficulty.py, DIFFICULTIES)",
     )
     max_parts: int = Field(default=16, ge=1)
     max_attempts: int = Field(default=40, ge=1)
@@ -108,6 +117,13 @@ class ArenaSettings(_Settings):
     final_cltv_delta: int = Field(default=40, ge=1)
     cltv_limit_delta: int = Field(default=2016, ge=2)
 
+
+    @field_validator("amount_share")
+    @classmethod
+    def _a_share(cls, value: FloatRange | None) -> FloatRange | None:
+        if value is not None and not 0 < value.min <= value.max <= 1:
+            raise ValueError(f"amount_share {value.min},{value.max} is not within (0, 1]")
+        return value
 
     @field_validator("start_time")
     @classmethod
@@ -152,6 +168,15 @@ class SenderSettings(_Settings):
         description="share of the nodes the graph's core reaches that the sender must reach "
         "(the core: the largest strongly connected component along enabled directions)",
     )
+
+
+#: The generator's difficulty presets: amount_share ranges, from payments far
+#: below what the network holds to payments near its limit.
+DIFFICULTIES: Final[dict[str, FloatRange]] = {
+    "easy": FloatRange(min=0.02, max=0.2),
+    "medium": FloatRange(min=0.1, max=0.6),
+    "hard": FloatRange(min=0.4, max=0.95),
+}
 
 
 _ARENA_SWITCH: Final[dict[str, str]] = {

@@ -25,7 +25,12 @@ from routesim_evolve.reflect.errors import BackendUnavailable
 from routesim_evolve.reflect.pricing import PricesError, load_prices
 from routesim_evolve.reflect.prompts import DEFAULT_PACK, PromptError, PromptPack, read_lessons
 from routesim_evolve.reflect.spec import LMSpec, LMSpecError, detect_default, parse_lm_spec
-from routesim_evolve.report.heldout import render_pairs, render_sanity, render_table
+from routesim_evolve.report.heldout import (
+    render_pairs,
+    render_sanity,
+    render_table,
+    render_verdict,
+)
 
 
 def run_evolution(settings: EvolveSettings) -> None:
@@ -64,6 +69,7 @@ def run_evolution(settings: EvolveSettings) -> None:
     click.echo("\n" + render_sanity(summary.test))
     click.echo("\n" + render_pairs(summary.test))
     click.echo(f"\nReport: {summary.run_dir / 'report.md'}")
+    click.echo("\nOn the held-out test split:\n" + render_verdict(summary.test))
 
 
 def _preflight(proposers: list[Proposer], ledger: CostLedger, max_cost: float | None) -> None:

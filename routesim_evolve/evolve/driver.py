@@ -45,6 +45,7 @@ from routesim_evolve.report.heldout import (
     render_pairs,
     render_sanity,
     render_table,
+    render_verdict,
 )
 from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
@@ -302,4 +303,5 @@ def render_report(summary: RunSummary) -> str:
         render_sanity(summary.test),
         "## Held-out test: paired comparisons (per scenario)",
         render_pairs(summary.test),
+        render_verdict(summary.test),
     ])

@@ -1,7 +1,7 @@
-"""Held-out comparisons as Markdown: the per-arena table with the oracle's
-headroom, the distance to the oracle by score axis, the paired statistics,
-the per-scenario lines and the sanity check (score/compare.py computes
-them)."""
+"""Held-out comparisons as Markdown: the per-arena table with delivered of
+feasible and the headroom captured against the feasible bound, the distance
+to the oracle by score axis, the paired statistics, the per-scenario lines
+and the sanity check (score/compare.py computes them)."""
 
 from __future__ import annotations
 
@@ -12,20 +12,29 @@ from pydantic import BaseModel
 
 from routesim_evolve.corpus.examples import original_name
 from routesim_evolve.score.compare import Comparison, RouterScore
-from routesim_evolve.score.stats import headroom_interval
+from routesim_evolve.score.stats import (
+    PairedComparison,
+    delivered_of_feasible,
+    headroom_captured,
+    headroom_interval,
+)
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
 
 
 def sanity_flags(comparison: Comparison) -> list[str]:
     """Scenarios where one router delivers nothing while another delivers
     something: a comparison there is suspect (an unfair world, a broken
-    reference) until explained. Each flag names every router's reason."""
+    reference) until explained. Each flag names every router's reason. Also
+    every router that delivered a payment the feasible bound ruled out: a
+    ceiling some router beats is a bug."""
     by_scenario: dict[str, list[RouterScore]] = defaultdict(list)
     for s in comparison.scores:
         by_scenario[s.scenario].append(s)
     flags = []
     for scenario in sorted(by_scenario):
         rows = by_scenario[scenario]
+        flags += [f"{scenario}: {r.router} delivered {r.beyond_bound} payment(s) the feasible "
+                  "bound says no router could" for r in rows if r.beyond_bound]
         if any(r.delivered == 0 for r in rows) and any(r.delivered > 0 for r in rows):
             said = "; ".join(
                 f"{r.router} delivered {r.delivered}" + (f" ({r.reason})" if r.reason else "")
@@ -39,10 +48,12 @@ def render_sanity(comparison: Comparison) -> str:
     """The sanity check as Markdown: a line saying all is well, or the flags."""
     flags = sanity_flags(comparison)
     if not flags:
-        return "Sanity check: no scenario where one router delivers nothing and another something."
+        return ("Sanity check: no scenario where one router delivers nothing and another "
+                "something, and no payment delivered beyond the feasible bound.")
     return "\n".join([
-        f"**Sanity check: {len(flags)} scenario(s) where a router delivered nothing while "
-        "another delivered something** (check that every router sees the same world):",
+        f"**Sanity check: {len(flags)} flag(s): a router delivered nothing where another "
+        "delivered something, or beyond the feasible bound** (check that every router sees "
+        "the same world, and the bound):",
         *(f"- {f}" for f in flags),
     ])
 
@@ -57,16 +68,31 @@ class ArenaRow(BaseModel):
     attempts_per_payment: float
     fee_ppm: float
     score: float
-    #: The share of the gap between the better lnd router and the oracle this
-    #: router closes, on the mean score; None for the references themselves or
-    #: without an oracle or lnd row.
+    #: Payments delivered and payments feasible (the feasible bound, in this
+    #: router's own world), summed over the scenarios; feasible is None when
+    #: a scenario's result predates the bound.
+    delivered: int = 0
+    feasible: int | None = None
+    #: The share of lnd's distance to the feasible bound this router closes,
+    #: on delivered of feasible (score/stats.headroom_captured); never over
+    #: 100 %. None for lnd's routers or without an lnd row.
     headroom: float | None = None
-    #: True when the oracle is no better than lnd here: no gap to close.
+    #: True when lnd already delivers every feasible payment: no gap to close.
     no_gap: bool = False
     #: The 95 % bootstrap interval of `headroom`, resampling whole scenarios
     #: (each with its reseeded copies); None with fewer than two scenarios.
     headroom_low: float | None = None
     headroom_high: float | None = None
+
+    @property
+    def of_feasible(self) -> float | None:
+        """Delivered of feasible: the share of the feasible payments delivered."""
+        return None if self.feasible is None else delivered_of_feasible(self.delivered,
+                                                                         self.feasible)
+
+    def of_feasible_text(self) -> str:
+        share = self.of_feasible
+        return "—" if share is None else f"{100 * share:.1f} %"
 
     def headroom_text(self) -> str:
         if self.no_gap:
@@ -81,43 +107,60 @@ class ArenaRow(BaseModel):
 
 def arena_rows(comparison: Comparison) -> list[ArenaRow]:
     """Every router's means per arena, then over all scenarios ("all").
-    For each router that is not a reference, `headroom` is
-    (router − better lnd) / (oracle − better lnd) on the mean score."""
+    For each router but lnd's, `headroom` is
+    (router − better lnd) / (1 − better lnd) on delivered of feasible."""
     by_router = comparison.by_router()
     rows: list[ArenaRow] = []
     arenas = sorted({s.arena for s in comparison.scores})
     for arena in [*arenas, "all"]:
-        mean_score = {
-            router: _mean([r.score for r in by_router[router] if arena in ("all", r.arena)])
-            for router in comparison.routers
-        }
         for router in comparison.routers:
             scored = [s for s in by_router[router] if arena in ("all", s.arena)]
             if not scored:
                 continue
             n = len(scored)
-            headroom, no_gap = _headroom(router, mean_score)
-            interval = None if headroom is None else _headroom_interval(router, scored, by_router)
-            low, high = interval or (None, None)
-            rows.append(ArenaRow(
+            feasible = [s.feasible for s in scored]
+            row = ArenaRow(
                 arena=arena, router=router, scenarios=n,
                 success=sum(r.success for r in scored) / n,
                 attempts_per_payment=sum(r.attempts_per_payment for r in scored) / n,
                 fee_ppm=sum(r.fee_ppm for r in scored) / n,
-                score=mean_score[router] or 0.0,
-                headroom=headroom, no_gap=no_gap, headroom_low=low, headroom_high=high,
-            ))
+                score=sum(r.score for r in scored) / n,
+                delivered=sum(r.delivered for r in scored),
+                feasible=None if None in feasible else sum(f or 0 for f in feasible),
+            )
+            rows.append(row)
+        _fill_headroom([r for r in rows if r.arena == arena], comparison, arena)
     return rows
+
+
+def _fill_headroom(rows: Sequence[ArenaRow], comparison: Comparison, arena: str) -> None:
+    """Each non-lnd row's headroom captured against the better lnd row of
+    the arena, with its interval over the samples every router ran."""
+    lnd = [r.of_feasible for r in rows if r.router in LND_ROUTERS]
+    if not lnd or None in lnd:
+        return
+    better = max(s for s in lnd if s is not None)
+    for row in rows:
+        mine = row.of_feasible
+        if row.router in LND_ROUTERS or mine is None:
+            continue
+        row.headroom = headroom_captured(mine, better)
+        row.no_gap = row.headroom is None
+        if row.headroom is not None:
+            interval = _headroom_interval(row.router, comparison, arena)
+            row.headroom_low, row.headroom_high = interval or (None, None)
 
 
 def render_table(comparison: Comparison) -> str:
     """Per-arena table of every router (arena_rows), as Markdown."""
-    lines = ["| arena | router | scenarios | success | attempts/payment | fee ppm | score | "
-             "headroom captured |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| arena | router | scenarios | success | delivered / feasible | of feasible | "
+             "attempts/payment | fee ppm | score | headroom captured |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in arena_rows(comparison):
+        feasible = "—" if r.feasible is None else str(r.feasible)
         lines.append(
             f"| {r.arena} | {r.router} | {r.scenarios} | {r.success:.3f} | "
+            f"{r.delivered} / {feasible} | {r.of_feasible_text()} | "
             f"{r.attempts_per_payment:.2f} | {r.fee_ppm:.0f} | {r.score:.4f} | "
             f"{r.headroom_text()} |"
         )
@@ -182,42 +225,27 @@ def render_distance(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+def _headroom_interval(router: str, comparison: Comparison,
+                       arena: str) -> tuple[float, float] | None:
+    """The bootstrap interval of the router's headroom over the samples of
+    the arena that lnd's routers also ran, clustered by original scenario."""
+    by_router = comparison.by_router()
 
+    def counts(name: str) -> dict[str, tuple[int, int]]:
+        return {s.scenario: (s.delivered, s.feasible) for s in by_router.get(name, ())
+                if arena in ("all", s.arena) and s.feasible is not None}
 
-def _headroom(router: str, mean_score: Mapping[str, float | None]) -> tuple[float | None, bool]:
-    """The router's share of the gap between the better lnd and the oracle,
-    and whether there is no gap at all."""
-    lnd = [s for r in LND_ROUTERS if (s := mean_score.get(r)) is not None]
-    mine, ceiling = mean_score.get(router), mean_score.get(ORACLE)
-    if router in (*LND_ROUTERS, ORACLE) or mine is None or ceiling is None or not lnd:
-        return None, False
-    gap = ceiling - max(lnd)
-    if gap <= 1e-9:
-        return None, True
-    return (mine - max(lnd)) / gap, False
-
-
-def _headroom_interval(
-    router: str, scored: Sequence[RouterScore], by_router: Mapping[str, Sequence[RouterScore]]
-) -> tuple[float, float] | None:
-    """The bootstrap interval of the router's headroom over the samples
-    (scored) every reference also ran, clustered by original scenario."""
-    def scores_of(name: str) -> dict[str, float]:
-        return {s.scenario: s.score for s in by_router.get(name, ())}
-
-    lnd = [scores_of(r) for r in LND_ROUTERS if r in by_router]
-    ceiling = scores_of(ORACLE)
-    samples = [s for s in scored if s.scenario in ceiling and all(s.scenario in m for m in lnd)]
+    mine = counts(router)
+    lnd = [counts(r) for r in LND_ROUTERS if r in by_router]
+    samples = sorted(s for s in mine if all(s in m for m in lnd))
     if not samples or not lnd:
         return None
-    return headroom_interval(
-        [s.score for s in samples],
-        [[m[s.scenario] for s in samples] for m in lnd],
-        [ceiling[s.scenario] for s in samples],
-        [original_name(s.scenario) for s in samples],
-    )
+
+    def series(table: Mapping[str, tuple[int, int]]) -> tuple[list[float], list[float]]:
+        return [table[s][0] for s in samples], [table[s][1] for s in samples]
+
+    return headroom_interval(series(mine), [series(m) for m in lnd],
+                             [original_name(s) for s in samples])
 
 
 def render_scenarios(comparison: Comparison) -> str:
@@ -240,14 +268,64 @@ def render_scenarios(comparison: Comparison) -> str:
 
 def render_pairs(comparison: Comparison) -> str:
     """The paired statistics as Markdown: n samples, of which (scenarios) are
-    independent (an original scenario with its reseeded copies is one)."""
-    lines = ["| A | B | n (scenarios) | mean A | mean B | A − B | 95% CI | Wilcoxon p | W/L/T |",
-             "|---|---|---:|---:|---:|---:|---|---:|---|"]
+    independent (an original scenario with its reseeded copies is one), and
+    the smallest difference the sample could detect."""
+    lines = ["| A | B | n (scenarios) | mean A | mean B | A − B | 95% CI | detectable | "
+             "Wilcoxon p | W/L/T |",
+             "|---|---|---:|---:|---:|---:|---|---:|---:|---|"]
     for p in comparison.pairs:
         lines.append(
             f"| {p.a} | {p.b} | {p.n} ({p.clusters}) | {p.mean_a:.4f} | {p.mean_b:.4f} | "
             f"{p.mean_diff:+.4f} | "
-            f"[{p.ci_low:+.4f}, {p.ci_high:+.4f}] | {p.p_value:.3g} | "
+            f"[{p.ci_low:+.4f}, {p.ci_high:+.4f}] | {_detectable_text(p)} | {p.p_value:.3g} | "
             f"{p.wins}/{p.losses}/{p.ties} |"
         )
+    lines.append("\n*detectable*: the smallest true difference in mean score this sample "
+                 "would find (its interval excluding 0) with 80 % power; a smaller one may "
+                 "be real and still go unseen.")
     return "\n".join(lines)
+
+
+def _detectable_text(pair: PairedComparison) -> str:
+    return "—" if pair.detectable is None else f"±{pair.detectable:.4f}"
+
+
+def render_verdict(comparison: Comparison, router: str = "best",
+                   against: Sequence[str] = ("seed",)) -> str:
+    """In words, whether `router` beats each of `against` and the better lnd
+    router (by mean score) on these scenarios: better only when the paired
+    interval excludes 0, and what the sample could have detected when not."""
+    by_router = comparison.by_router()
+    lnd = [r for r in LND_ROUTERS if by_router.get(r)]
+    if lnd:
+        lnd_means = {r: sum(s.score for s in by_router[r]) / len(by_router[r]) for r in lnd}
+        against = (*against, max(lnd, key=lambda r: lnd_means[r]))
+    lines = []
+    for other in against:
+        pair = _oriented_pair(comparison, router, other)
+        if pair is None:
+            continue
+        shown = f"{pair.mean_diff:+.4f} [{pair.ci_low:+.4f}, {pair.ci_high:+.4f}]"
+        if pair.ci_low > 0:
+            lines.append(f"{router} beats {other}: {shown}, the 95 % interval excludes 0.")
+        elif pair.ci_high < 0:
+            lines.append(f"{router} is worse than {other}: {shown}, the 95 % interval "
+                         "excludes 0.")
+        else:
+            lines.append(f"{router} is not shown better than {other}: {shown} includes 0; "
+                         f"this sample detects differences of about {_detectable_text(pair)}.")
+    return "\n".join(lines)
+
+
+def _oriented_pair(comparison: Comparison, a: str, b: str) -> PairedComparison | None:
+    """The pair of a and b as a − b, whichever order it was formed in."""
+    for p in comparison.pairs:
+        if (p.a, p.b) == (a, b):
+            return p
+        if (p.a, p.b) == (b, a):
+            return p.model_copy(update={
+                "a": a, "b": b, "mean_a": p.mean_b, "mean_b": p.mean_a,
+                "mean_diff": -p.mean_diff, "ci_low": -p.ci_high, "ci_high": -p.ci_low,
+                "wins": p.losses, "losses": p.wins,
+            })
+    return None

@@ -41,6 +41,11 @@ class RouterScore(BaseModel):
     #: Payments delivered, and why the others failed (the commonest reason).
     delivered: int = 0
     reason: str = ""
+    #: Payments the feasible bound allows in this router's world (None in a
+    #: comparison written before the bound), and payments delivered outside
+    #: it: a broken ceiling, flagged by the sanity check.
+    feasible: int | None = None
+    beyond_bound: int = 0
     #: The score split by axis (ScoreAxes.terms): where a distance lies;
     #: None in a comparison written before the terms.
     terms: ScoreTerms | None = None
@@ -116,6 +121,8 @@ def _row(
         fee_ppm=res.totals.fee_ppm if res else 0.0,
         delivered=res.totals.succeeded if res else 0,
         reason=failure_reason(res) if res else status,
+        feasible=res.totals.feasible if res else None,
+        beyond_bound=sum(p.success and not p.feasible for p in res.payments) if res else 0,
         terms=axes.terms(),
     )
 

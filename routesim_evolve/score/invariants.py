@@ -73,6 +73,12 @@ def _payment_violations(
                f"{asked.amount_msat} msat")
     if paid.success and (paid.delivered_msat != asked.amount_msat or not arrived):
         yield f"succeeded with {paid.delivered_msat} of {asked.amount_msat} msat delivered"
+    if paid.success and not paid.feasible:
+        yield "succeeded although the feasible bound says no router could deliver it"
+    bound = paid.bound_msat
+    if paid.feasible != (bound == asked.amount_msat) or bound > asked.amount_msat:
+        yield (f"feasible is {paid.feasible} but the bound allows {bound} of "
+               f"{asked.amount_msat} msat")
     if fees > fee_limit or paid.fee_msat > fee_limit:
         yield f"fees of {max(fees, paid.fee_msat)} msat, over the limit of {fee_limit}"
     # A failed atomic payment releases everything it held: nothing moves.

@@ -38,6 +38,10 @@ class PairedComparison(BaseModel):
     p_value: float
     #: Independent scenarios among the n samples (each with its copies).
     clusters: int = 0
+    #: The smallest true mean difference this sample would find with 80 %
+    #: power at this confidence (minimum_detectable); None with fewer than
+    #: two independent scenarios.
+    detectable: float | None = None
     wins: int
     losses: int
     ties: int
@@ -124,6 +128,7 @@ def compare_paired(
                                         clusters=clusters)
     ranked = diffs if clusters is None else cluster_means(diffs, clusters)
     return PairedComparison(
+        detectable=minimum_detectable(ranked, confidence=confidence),
         a=a,
         b=b,
         metric=metric,
@@ -142,39 +147,71 @@ def compare_paired(
     )
 
 
+#: The power at which `minimum_detectable` finds a difference.
+DETECTION_POWER = 0.8
+
+
+def minimum_detectable(diffs: Sequence[float], *, confidence: float = 0.95) -> float | None:
+    """The smallest true mean difference a paired comparison of these
+    independent differences would find (its interval excluding 0) with
+    DETECTION_POWER: (z of the confidence + z of the power) · sd / √k, a
+    normal approximation over the k differences. None for k < 2."""
+    values = np.asarray(diffs, dtype=float)
+    if values.size < 2:
+        return None
+    z = stats.norm.ppf(1 - (1 - confidence) / 2) + stats.norm.ppf(DETECTION_POWER)
+    return float(z * values.std(ddof=1) / np.sqrt(values.size))
+
+
+def delivered_of_feasible(delivered: float, feasible: float) -> float | None:
+    """The share of the feasible payments a router delivered; None when none
+    was feasible."""
+    return delivered / feasible if feasible > 0 else None
+
+
+def headroom_captured(mine: float, better_lnd: float) -> float | None:
+    """The share of lnd's distance to the feasible bound a router closes, on
+    delivered of feasible: (mine − better lnd) / (1 − better lnd). It never
+    exceeds 1, since no router delivers more than is feasible; None when lnd
+    already delivers everything feasible (no gap)."""
+    gap = 1 - better_lnd
+    return (mine - better_lnd) / gap if gap > 1e-9 else None
+
+
 def headroom_interval(
-    mine: Sequence[float],
-    lnd: Sequence[Sequence[float]],
-    ceiling: Sequence[float],
+    mine: tuple[Sequence[float], Sequence[float]],
+    lnd: Sequence[tuple[Sequence[float], Sequence[float]]],
     clusters: Sequence[str],
     *,
     confidence: float = 0.95,
     resamples: int = 4_000,
     seed: int = 0,
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the headroom captured,
-    (mine − better lnd) / (ceiling − better lnd) on mean scores, where every
-    sequence holds one score per sample, aligned, and `lnd` one sequence per
-    lnd router (the better is taken in each resample).
+    """Percentile bootstrap interval of the headroom captured
+    (headroom_captured), where each router is given as (delivered, feasible),
+    one count per sample, aligned, and `lnd` holds one such pair per lnd
+    router (the better is taken in each resample).
 
     Whole clusters are resampled, not samples: a scenario and its reseeded
     copies share the sender, the payments and the graph, so together they are
     one draw of the kind of scenario the share should hold for. A resample
-    where the ceiling is no better than lnd has no share and is left out;
+    where lnd delivers all that is feasible has no share and is left out;
     None when there are fewer than two clusters or most resamples have none.
     """
-    if not clusters or any(len(row) != len(clusters) for row in (mine, ceiling, *lnd)):
-        raise ValueError("every series needs one score per sample")
+    rows = [list(series) for pair in (mine, *lnd) for series in pair]
+    if not clusters or any(len(row) != len(clusters) for row in rows):
+        raise ValueError("every series needs one count per sample")
     if len(set(clusters)) < 2:
         return None
-    means = _resampled_means(np.asarray([mine, ceiling, *lnd], dtype=float), clusters,
-                             resamples, seed)  # a row per series, a column per resample
-    better_lnd = means[2:].max(axis=0)
-    gap = means[1] - better_lnd
-    valid = gap > 1e-9
+    means = _resampled_means(np.asarray(rows, dtype=float), clusters, resamples, seed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares_of_feasible = means[0::2] / means[1::2]  # a row per router
+    mine_share, better_lnd = shares_of_feasible[0], shares_of_feasible[1:].max(axis=0)
+    gap = 1 - better_lnd
+    valid = np.isfinite(mine_share) & np.isfinite(better_lnd) & (gap > 1e-9)
     if valid.sum() < resamples / 2:
         return None
-    shares = (means[0][valid] - better_lnd[valid]) / gap[valid]
+    shares = (mine_share[valid] - better_lnd[valid]) / gap[valid]
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(shares, [tail, 100 - tail])
     return float(low), float(high)

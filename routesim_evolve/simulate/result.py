@@ -51,6 +51,11 @@ class PaymentResult(_Strict):
     amount_msat: NonNegativeInt
     delivered_msat: NonNegativeInt
     success: bool
+    #: False when no router could have delivered the payment in the world
+    #: it met (docs/scoring.md, "The feasible bound").
+    feasible: bool
+    #: How much of the amount the feasible bound allows.
+    bound_msat: NonNegativeInt
     attempts: NonNegativeInt
     parts: NonNegativeInt
     fee_msat: NonNegativeInt
@@ -67,6 +72,8 @@ class Totals(_Strict):
 
     payments: NonNegativeInt
     succeeded: NonNegativeInt
+    #: Payments the feasible bound allows.
+    feasible: NonNegativeInt
     success_rate: float = Field(ge=0, le=1)
     attempts: NonNegativeInt
     attempts_per_payment: float = Field(ge=0)

@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
+)
+
+// bound is the ceiling of one payment: an upper bound on what any router
+// could have delivered in the world this payment met (docs/scoring.md,
+// "The feasible bound"). A payment is feasible when the bound reaches its
+// amount; a payment that is not feasible can be delivered by no router, so
+// "delivered of feasible" never exceeds 100 %.
+//
+// The bound is a maximum flow from the sender to the target over the true
+// balances, on the channel directions some route of this payment could use:
+// an actual policy that is present and enabled, a minimum HTLC the payment
+// can reach, and a place on some path within the hop limit, the cltv limit
+// and, counting base fees alone, the fee limit. No HTLC of a direction
+// carries more than its maximum, so a direction carries at most maxHTLCs of
+// them. Why this bounds every router:
+//
+//   - In a world without background traffic only the payment's own HTLCs
+//     move liquidity. Across every s–t cut, each arrived part crosses the cut
+//     forward once more than backward, and the amounts it carries fall along
+//     its route, so each part lowers the cut's balance by at least what it
+//     delivered. What arrives is therefore at most the minimum cut at the
+//     start, the maximum flow. Over the whole payment a direction carries at
+//     most MaxAttempts HTLCs.
+//   - With background traffic the world changes between rounds but not
+//     within one: shards of a round are forwarded at one instant. The last
+//     round that delivered anything delivered at most the round's maximum
+//     flow (at most MaxParts HTLCs a direction), on top of what had arrived
+//     before it. So the payment is checked at the start of every round,
+//     delivered-so-far plus the flow, until it is found feasible.
+//
+// Fees and cltv deltas are relaxed (each bounds alone), and MaxParts' limit
+// on the number of routes is not an integrality constraint here: the bound
+// can call a payment feasible that no router can make, never the reverse.
+type bound struct {
+	w        *World
+	spec     *routing.SimPaymentSpec
+	dynamic  bool   // background traffic moves liquidity between rounds
+	perEdge  uint64 // HTLCs a direction may carry in what one check bounds
+	usable   []bool // by direction index 2·channel+d
+	reached  lnwire.MilliSatoshi
+	feasible bool
+}
+
+// newBound prepares the bound of a payment at its start and checks it there.
+func (w *World) newBound(spec *routing.SimPaymentSpec) *bound {
+	b := &bound{w: w, spec: spec, dynamic: w.traffic.perSecond > 0}
+	b.perEdge = uint64(spec.MaxAttempts)
+	if b.dynamic {
+		b.perEdge = uint64(spec.MaxParts)
+	}
+	b.usable = w.net.usableFor(w.source, w.targetIndex(spec), spec, w.BlockHeight())
+	b.check(0)
+	return b
+}
+
+// atRound checks the bound again at the start of a later round, with
+// delivered already arrived; only background traffic can raise it there.
+func (b *bound) atRound(delivered lnwire.MilliSatoshi) {
+	if b.dynamic {
+		b.check(delivered)
+	}
+}
+
+// check raises the bound to what has arrived plus the flow the world holds
+// now, up to the amount.
+func (b *bound) check(delivered lnwire.MilliSatoshi) {
+	if b.feasible {
+		return
+	}
+	want := b.spec.Amount - min(delivered, b.spec.Amount)
+	net := b.w.net
+	flow := net.maxFlow(b.w.source, b.w.targetIndex(b.spec), uint64(want), func(dir int) uint64 {
+		if !b.usable[dir] {
+			return 0
+		}
+		c := &net.channels[dir/2]
+		d := dir % 2
+		balance := uint64(c.local[d])
+		if c.nodes[d] == b.w.source {
+			return balance // the sender's own channel: only its balance binds
+		}
+		return min(balance, mulSat(b.perEdge, uint64(c.actual[d].MaxHTLC)))
+	})
+	reached := lnwire.MilliSatoshi(min(uint64(delivered)+flow, uint64(b.spec.Amount)))
+	b.reached = max(b.reached, reached)
+	b.feasible = b.reached >= b.spec.Amount
+}
+
+// targetIndex is the node index of a payment's target; -1 when unknown.
+func (w *World) targetIndex(spec *routing.SimPaymentSpec) int {
+	if i, ok := w.net.nodeIndex[spec.Target]; ok {
+		return i
+	}
+	return -1
+}
+
+// usableFor marks every channel direction some route of the payment could
+// use: one with a usable actual policy (the sender's own always), on a path
+// from source to target within the hop limit, the cltv limit and the fee
+// limit, each measured alone by its least possible total.
+func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec, height uint32) []bool {
+	usable := make([]bool, 2*len(n.channels))
+	budget, ok := cltvBudget(spec, height)
+	if target < 0 || !ok {
+		return usable
+	}
+	largest := uint64(spec.Amount) + uint64(spec.FeeLimit) // no HTLC can be larger
+	for ci := range n.channels {
+		c := &n.channels[ci]
+		for d := 0; d < 2; d++ {
+			p := c.actual[d]
+			usable[2*ci+d] = c.nodes[d] == source ||
+				(p != nil && !p.IsDisabled && uint64(p.MinHTLC) <= largest)
+		}
+	}
+	// What a direction adds to a route when it is not the first hop: the
+	// sender charges itself no fee and no delta, but its hop counts.
+	own := func(dir int) bool { return n.channels[dir/2].nodes[dir%2] == source }
+	policy := func(dir int) *routing.CachedEdgePolicy { return n.channels[dir/2].actual[dir%2] }
+	limits := []struct {
+		total  uint64
+		weight func(dir int) uint64
+	}{
+		{MaxRouteHops, func(int) uint64 { return 1 }},
+		{budget, func(dir int) uint64 {
+			if own(dir) {
+				return 0
+			}
+			return uint64(policy(dir).TimeLockDelta)
+		}},
+		{uint64(spec.FeeLimit), func(dir int) uint64 {
+			if own(dir) {
+				return 0
+			}
+			return uint64(policy(dir).FeeBaseMSat)
+		}},
+	}
+	for _, l := range limits {
+		from := n.distances(source, false, usable, l.weight)
+		to := n.distances(target, true, usable, l.weight)
+		for dir, ok := range usable {
+			if ok {
+				c := &n.channels[dir/2]
+				u, v := c.nodes[dir%2], c.nodes[1-dir%2]
+				usable[dir] = addSat64(addSat64(from[u], l.weight(dir)), to[v]) <= l.total
+			}
+		}
+	}
+	return usable
+}
+
+// cltvBudget is what the cltv deltas of a route's hops may add up to: the
+// limit less the block height and the final delta (the receiver wants at
+// least height + final on the last hop); false when not even a direct route
+// fits.
+func cltvBudget(spec *routing.SimPaymentSpec, height uint32) (uint64, bool) {
+	floor := uint64(height) + uint64(spec.FinalCLTVDelta)
+	if uint64(spec.CltvLimit) < floor {
+		return 0, false
+	}
+	return uint64(spec.CltvLimit) - floor, true
+}
+
+// mulSat multiplies, saturating at the largest uint64.
+func mulSat(a, b uint64) uint64 {
+	if a != 0 && b > math.MaxUint64/a {
+		return math.MaxUint64
+	}
+	return a * b
+}
+
+// addSat64 adds, saturating at the largest uint64.
+func addSat64(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// MaxFlowTo is the largest amount the sender could send to target now: a
+// maximum flow over the true balances along every direction with an
+// enabled actual policy (the sender's own always), with no payment's limits
+// applied. The corpus generator sizes payments by it (cmd/maxflow); it is 0
+// for a node the world does not know.
+func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
+	t, ok := w.net.nodeIndex[target]
+	if !ok {
+		return 0
+	}
+	net := w.net
+	flow := net.maxFlow(w.source, t, math.MaxUint64, func(dir int) uint64 {
+		c := &net.channels[dir/2]
+		d := dir % 2
+		if p := c.actual[d]; c.nodes[d] != w.source && (p == nil || p.IsDisabled) {
+			return 0
+		}
+		return uint64(c.local[d])
+	})
+	return lnwire.MilliSatoshi(flow)
+}
