@@ -22,6 +22,7 @@ from routesim_evolve.build.gomodule import build_env, go_binary, go_module_dir
 from routesim_evolve.build.tools import GoTool
 from routesim_evolve.corpus.check import SCENARIOCHECK, check_files
 from routesim_evolve.corpus.cli import corpus_command
+from routesim_evolve.corpus.difficulty import MAXFLOW
 from routesim_evolve.corpus.generate import graph_json
 from routesim_evolve.corpus.importers import import_graph_file
 from routesim_evolve.corpus.load import (
@@ -191,7 +192,7 @@ def test_corpus_validate_names_file_and_field(tmp_path: Path) -> None:
 # The tools' cache keys cover what they are built from
 
 
-@pytest.mark.parametrize("tool", [CANDCHECK, SCENARIOCHECK], ids=lambda t: t.name)
+@pytest.mark.parametrize("tool", [CANDCHECK, SCENARIOCHECK, MAXFLOW], ids=lambda t: t.name)
 def test_tool_key_covers_its_in_module_packages(tool: GoTool) -> None:
     go_dir = go_module_dir()
     module = "github.com/routesim-evolve/routesim"

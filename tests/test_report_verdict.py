@@ -46,3 +46,11 @@ def test_the_pairs_table_shows_what_each_pair_could_detect() -> None:
     table = render_pairs(_comparison([0.8, 0.7] * 3, [0.7] * n, [0.7] * n, [0.6] * n))
     assert "| detectable |" in table and "| ±0.0" in table
     assert "80 % power" in table
+
+
+def test_the_seed_itself_is_said_to_be_no_better() -> None:
+    n = 5
+    same = [0.6 + 0.01 * i for i in range(n)]
+    text = render_verdict(_comparison(same, list(same), [0.4] * n, [0.3] * n))
+    assert text.splitlines()[0] == (
+        "best scores what seed scores on every scenario: it is not better.")

@@ -44,6 +44,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/internal/flownet"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/sim"
 )
@@ -147,21 +148,21 @@ func (g *graph) plan(target int, height uint32, spec *routing.SimPaymentSpec,
 	// start; one whose minimum is over the flow path it was given is left
 	// out of the next flow, up to minimumRounds flows.
 	closed := g.overMinimum(amt + spec.FeeLimit)
-	var net *flowNet
-	var flow []flowPath
+	var net *flownet.Net
+	var flow []flownet.Path
 	for round := 0; ; round++ {
 		net = g.flowNet(reserve, avoid, closed, !widest, amt)
 		source := g.index[g.source]
 		sent := int64(0)
 		if widest {
-			sent = net.widestFlow(source, target, int64(amt), int(spec.MaxParts))
+			sent = net.WidestFlow(source, target, int64(amt), int(spec.MaxParts))
 		} else {
-			sent = net.minCostFlow(source, target, int64(amt))
+			sent = net.MinCostFlow(source, target, int64(amt))
 		}
 		if sent < int64(amt) {
 			return nil, ErrNoFlow
 		}
-		flow = net.paths(source, target)
+		flow = net.Paths(source, target)
 		if !g.closeUnderMinimum(flow, closed) || round+1 == minimumRounds {
 			break
 		}
@@ -188,10 +189,10 @@ func (g *graph) plan(target int, height uint32, spec *routing.SimPaymentSpec,
 	return routes, nil
 }
 
-func totalValue(paths []flowPath) int64 {
+func totalValue(paths []flownet.Path) int64 {
 	sum := int64(0)
 	for _, p := range paths {
-		sum += p.value
+		sum += p.Value
 	}
 	return sum
 }
@@ -199,9 +200,9 @@ func totalValue(paths []flowPath) int64 {
 // fitParts keeps at most maxParts paths, none too small for a hop: the
 // largest, with the value of the others moved onto them as far as their
 // residual capacity allows.
-func fitParts(net *flowNet, paths []flowPath, maxParts int, tooSmall func(flowPath) bool) []flowPath {
-	slices.SortStableFunc(paths, func(a, b flowPath) int { return cmp.Compare(b.value, a.value) })
-	var kept, dropped []flowPath
+func fitParts(net *flownet.Net, paths []flownet.Path, maxParts int, tooSmall func(flownet.Path) bool) []flownet.Path {
+	slices.SortStableFunc(paths, func(a, b flownet.Path) int { return cmp.Compare(b.Value, a.Value) })
+	var kept, dropped []flownet.Path
 	for _, p := range paths {
 		if len(kept) < maxParts && !tooSmall(p) {
 			kept = append(kept, p)
@@ -214,27 +215,27 @@ func fitParts(net *flowNet, paths []flowPath, maxParts int, tooSmall func(flowPa
 	}
 	left := int64(0)
 	for _, p := range dropped {
-		left += p.value
+		left += p.Value
 	}
 	// Residual room of each true edge once the dropped paths are undone.
 	room := map[int]int64{}
-	for i := 0; i < len(net.arcs); i += 2 {
-		room[net.arcs[i].edge] = net.arcs[i].cap
+	for i := 0; i < len(net.Arcs); i += 2 {
+		room[net.Arcs[i].Edge] = net.Arcs[i].Cap
 	}
 	for _, p := range dropped {
-		for _, e := range p.edges {
-			room[e] += p.value
+		for _, e := range p.Edges {
+			room[e] += p.Value
 		}
 	}
 	for i := range kept {
 		extra := left
-		for _, e := range kept[i].edges {
+		for _, e := range kept[i].Edges {
 			extra = min(extra, room[e])
 		}
-		for _, e := range kept[i].edges {
+		for _, e := range kept[i].Edges {
 			room[e] -= extra
 		}
-		kept[i].value += extra
+		kept[i].Value += extra
 		left -= extra
 	}
 	return kept
@@ -302,17 +303,17 @@ func (g *graph) fits(routes []*route.Route) bool {
 // htlcSized splits every path whose value is over the smallest maximum
 // HTLC on it into parts that each fit: the maximum binds each HTLC, not the
 // channel, so several parts may cross one channel.
-func (g *graph) htlcSized(paths []flowPath) []flowPath {
-	var out []flowPath
+func (g *graph) htlcSized(paths []flownet.Path) []flownet.Path {
+	var out []flownet.Path
 	for _, p := range paths {
 		most := int64(math.MaxInt64)
-		for _, i := range p.edges {
+		for _, i := range p.Edges {
 			if e := g.edges[i]; e.From != g.source {
 				most = min(most, int64(e.Policy.MaxHTLC))
 			}
 		}
-		for left := p.value; left > 0; left -= min(left, most) {
-			out = append(out, flowPath{edges: p.edges, value: min(left, most)})
+		for left := p.Value; left > 0; left -= min(left, most) {
+			out = append(out, flownet.Path{Edges: p.Edges, Value: min(left, most)})
 		}
 	}
 	return out
@@ -337,12 +338,12 @@ func (g *graph) overMinimum(most lnwire.MilliSatoshi) map[int]bool {
 // closeUnderMinimum adds to closed every direction whose minimum HTLC is
 // over the value of a flow path through it, and reports whether it added
 // any.
-func (g *graph) closeUnderMinimum(paths []flowPath, closed map[int]bool) bool {
+func (g *graph) closeUnderMinimum(paths []flownet.Path, closed map[int]bool) bool {
 	added := false
 	for _, p := range paths {
-		for _, i := range p.edges {
+		for _, i := range p.Edges {
 			if pol := g.edges[i].Policy; pol != nil && g.edges[i].From != g.source &&
-				lnwire.MilliSatoshi(p.value) < pol.MinHTLC && !closed[i] {
+				lnwire.MilliSatoshi(p.Value) < pol.MinHTLC && !closed[i] {
 				closed[i], added = true, true
 			}
 		}
@@ -351,10 +352,10 @@ func (g *graph) closeUnderMinimum(paths []flowPath, closed map[int]bool) bool {
 }
 
 // belowMinimum is true when a path's value is under some hop's minimum HTLC.
-func (g *graph) belowMinimum(p flowPath) bool {
-	for _, i := range p.edges {
+func (g *graph) belowMinimum(p flownet.Path) bool {
+	for _, i := range p.Edges {
 		if pol := g.edges[i].Policy; pol != nil && g.edges[i].From != g.source &&
-			lnwire.MilliSatoshi(p.value) < pol.MinHTLC {
+			lnwire.MilliSatoshi(p.Value) < pol.MinHTLC {
 			return true
 		}
 	}
@@ -366,9 +367,9 @@ func (g *graph) belowMinimum(p flowPath) bool {
 // maximum HTLC) less the reserve for fees, its cost the fee its node
 // charges per unit of amt (nothing on the sender's own channels).
 func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, closed map[int]bool,
-	oneHTLC bool, amt lnwire.MilliSatoshi) *flowNet {
+	oneHTLC bool, amt lnwire.MilliSatoshi) *flownet.Net {
 
-	net := newFlowNet(len(g.nodes))
+	net := flownet.New(len(g.nodes))
 	for i, e := range g.edges {
 		own := e.From == g.source
 		if avoid[e.ChannelID] || closed[i] || (!own && (e.Policy == nil || e.Policy.IsDisabled)) {
@@ -384,7 +385,7 @@ func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, clos
 		}
 		capacity -= int64(reserve)
 		if capacity > 0 {
-			net.addArc(g.index[e.From], g.index[e.To], capacity, cost, i)
+			net.AddArc(g.index[e.From], g.index[e.To], capacity, cost, i)
 		}
 	}
 	return net
@@ -407,8 +408,8 @@ const maxUnitCost = 1 << 30
 
 // route builds the route of a flow path delivering its value, with the
 // fees and time locks the true policies ask, in lnd's encoding.
-func (g *graph) route(p flowPath, height uint32, spec *routing.SimPaymentSpec) (*route.Route, error) {
-	n := len(p.edges)
+func (g *graph) route(p flownet.Path, height uint32, spec *routing.SimPaymentSpec) (*route.Route, error) {
+	n := len(p.Edges)
 	if n > sim.MaxRouteHops {
 		return nil, fmt.Errorf("%w: a path of %d hops", ErrNoFlow, n)
 	}
@@ -416,9 +417,9 @@ func (g *graph) route(p flowPath, height uint32, spec *routing.SimPaymentSpec) (
 	// k+1 keeps that edge's fee and delta.
 	amount := make([]lnwire.MilliSatoshi, n)
 	lock := make([]uint32, n)
-	amount[n-1], lock[n-1] = lnwire.MilliSatoshi(p.value), height+uint32(spec.FinalCLTVDelta)
+	amount[n-1], lock[n-1] = lnwire.MilliSatoshi(p.Value), height+uint32(spec.FinalCLTVDelta)
 	for k := n - 2; k >= 0; k-- {
-		next := g.edges[p.edges[k+1]].Policy
+		next := g.edges[p.Edges[k+1]].Policy
 		amount[k] = amount[k+1] + next.ComputeFee(amount[k+1])
 		lock[k] = lock[k+1] + uint32(next.TimeLockDelta)
 	}
@@ -428,8 +429,8 @@ func (g *graph) route(p flowPath, height uint32, spec *routing.SimPaymentSpec) (
 		if k+1 < n {
 			fwd, out = amount[k+1], lock[k+1]
 		}
-		hops[k] = &route.Hop{PubKeyBytes: g.edges[p.edges[k]].To,
-			ChannelID: g.edges[p.edges[k]].ChannelID, AmtToForward: fwd, OutgoingTimeLock: out}
+		hops[k] = &route.Hop{PubKeyBytes: g.edges[p.Edges[k]].To,
+			ChannelID: g.edges[p.Edges[k]].ChannelID, AmtToForward: fwd, OutgoingTimeLock: out}
 	}
 	if lock[0] > spec.CltvLimit {
 		return nil, fmt.Errorf("%w: time lock %d over the limit %d", ErrNoFlow, lock[0], spec.CltvLimit)

@@ -3,9 +3,12 @@ package sim
 import (
 	"container/heap"
 	"math"
+
+	"github.com/routesim-evolve/routesim/internal/flownet"
 )
 
-// Graph algorithms over the true network for the feasible bound. A channel
+// Graph algorithms over the true network for the feasible bound and the
+// cheapest plan. A channel
 // direction is indexed 2·channel+d: from c.nodes[d] to c.nodes[1-d].
 
 // distances is the least total weight of a path of usable directions from
@@ -63,108 +66,36 @@ func (q *distQueue) Pop() any {
 	return x
 }
 
+// flowNet is the network as a flow network: an arc per channel direction
+// whose capacity(dir) is positive, costing cost(dir) per msat (nil: free),
+// the arc's Edge the direction's index. A channel's two directions are
+// separate arcs, each holding what its end can send, so a cut counts the
+// direction that crosses it, as the bound's argument does (bound.go).
+func (n *Network) flowNet(capacity func(dir int) uint64, cost func(dir int) int64) *flownet.Net {
+	net := flownet.New(len(n.nodes))
+	for ci := range n.channels {
+		c := &n.channels[ci]
+		for d := 0; d < 2; d++ {
+			dir := 2*ci + d
+			room := min(capacity(dir), math.MaxInt64)
+			if room == 0 {
+				continue
+			}
+			unit := int64(0)
+			if cost != nil {
+				unit = cost(dir)
+			}
+			net.AddArc(c.nodes[d], c.nodes[1-d], int64(room), unit, dir)
+		}
+	}
+	return net
+}
+
 // maxFlow is the largest flow from s to t, up to want, with direction dir
-// carrying at most capacity(dir) (Dinic's algorithm, exact in msat). A
-// channel's two directions are separate arcs, each holding what its end can
-// send, so a cut counts the direction that crosses it, as the bound's
-// argument does (bound.go).
+// carrying at most capacity(dir).
 func (n *Network) maxFlow(s, t int, want uint64, capacity func(dir int) uint64) uint64 {
 	if s < 0 || t < 0 || s == t || want == 0 {
 		return 0
 	}
-	f := n.flowNet()
-	for dir := range n.channels {
-		for d := 0; d < 2; d++ {
-			k := 2*dir + d
-			f.cap[2*k], f.cap[2*k+1] = capacity(k), 0
-		}
-	}
-	total := uint64(0)
-	for total < want && f.levels(s, t) {
-		copy(f.cursor, f.head)
-		for total < want {
-			pushed := f.augment(s, t, want-total)
-			if pushed == 0 {
-				break
-			}
-			total += pushed
-		}
-	}
-	return total
-}
-
-// flowNet is the network as arcs for Dinic's algorithm: arc 2k runs along
-// direction k, arc 2k+1 is its residual. Built once per network.
-type flowNet struct {
-	head, next, to       []int32
-	cap                  []uint64
-	level, cursor, queue []int32
-}
-
-func (n *Network) flowNet() *flowNet {
-	if n.flow != nil {
-		return n.flow
-	}
-	f := &flowNet{head: make([]int32, len(n.nodes))}
-	for i := range f.head {
-		f.head[i] = -1
-	}
-	for ci := range n.channels {
-		c := &n.channels[ci]
-		for d := 0; d < 2; d++ {
-			f.addArc(c.nodes[d], c.nodes[1-d])
-			f.addArc(c.nodes[1-d], c.nodes[d])
-		}
-	}
-	f.cap = make([]uint64, len(f.to))
-	f.level = make([]int32, len(n.nodes))
-	f.cursor = make([]int32, len(n.nodes))
-	n.flow = f
-	return f
-}
-
-func (f *flowNet) addArc(from, to int) {
-	f.to = append(f.to, int32(to))
-	f.next = append(f.next, f.head[from])
-	f.head[from] = int32(len(f.to) - 1)
-}
-
-// levels numbers nodes by distance from s over arcs with room; false when t
-// is out of reach.
-func (f *flowNet) levels(s, t int) bool {
-	for i := range f.level {
-		f.level[i] = -1
-	}
-	f.level[s] = 0
-	f.queue = append(f.queue[:0], int32(s))
-	for i := 0; i < len(f.queue); i++ {
-		u := f.queue[i]
-		for a := f.head[u]; a >= 0; a = f.next[a] {
-			if v := f.to[a]; f.cap[a] > 0 && f.level[v] < 0 {
-				f.level[v] = f.level[u] + 1
-				f.queue = append(f.queue, v)
-			}
-		}
-	}
-	return f.level[t] >= 0
-}
-
-// augment pushes up to limit from u toward t along the level graph.
-func (f *flowNet) augment(u, t int, limit uint64) uint64 {
-	if u == t {
-		return limit
-	}
-	for ; f.cursor[u] >= 0; f.cursor[u] = f.next[f.cursor[u]] {
-		a := f.cursor[u]
-		v := int(f.to[a])
-		if f.cap[a] == 0 || f.level[v] != f.level[u]+1 {
-			continue
-		}
-		if pushed := f.augment(v, t, min(limit, f.cap[a])); pushed > 0 {
-			f.cap[a] -= pushed
-			f.cap[a^1] += pushed
-			return pushed
-		}
-	}
-	return 0
+	return uint64(n.flowNet(capacity, nil).MaxFlow(s, t, int64(min(want, math.MaxInt64))))
 }

@@ -56,7 +56,6 @@ type Network struct {
 	adjacent  [][]int // channel indices of each node, by channel id
 	channels  []channel
 	chanIndex map[uint64]int
-	flow      *flowNet // the arcs of the feasible bound, built on first use
 }
 
 // newNetwork builds the network of a graph file, with announced policies as

@@ -38,8 +38,8 @@ from routesim_evolve.corpus.settings import ArenaSettings
 MAXFLOW = GoTool(
     name="maxflow",
     main=Path("cmd/maxflow"),
-    packages=(Path("cmd/maxflow"), Path("internal/checkcmd"), Path("scenario"), Path("sim"),
-              Path("routing")),
+    packages=(Path("cmd/maxflow"), Path("internal/checkcmd"), Path("internal/flownet"),
+              Path("scenario"), Path("sim"), Path("routing"), Path("routekit")),
 )
 
 #: Candidate targets drawn per payment to be sized.

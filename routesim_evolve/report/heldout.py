@@ -306,7 +306,10 @@ def render_verdict(comparison: Comparison, router: str = "best",
         if pair is None:
             continue
         shown = f"{pair.mean_diff:+.4f} [{pair.ci_low:+.4f}, {pair.ci_high:+.4f}]"
-        if pair.ci_low > 0:
+        if pair.wins == pair.losses == 0:
+            lines.append(f"{router} scores what {other} scores on every scenario: it is not "
+                         "better.")
+        elif pair.ci_low > 0:
             lines.append(f"{router} beats {other}: {shown}, the 95 % interval excludes 0.")
         elif pair.ci_high < 0:
             lines.append(f"{router} is worse than {other}: {shown}, the 95 % interval "
