@@ -167,7 +167,7 @@ func (g *graph) plan(target int, height uint32, spec *routing.SimPaymentSpec,
 			break
 		}
 	}
-	paths := g.htlcSized(flow)
+	paths := g.htlcSized(flow, reserve)
 	paths = fitParts(net, paths, int(spec.MaxParts), g.belowMinimum)
 	if sent := totalValue(paths); sent < int64(amt) {
 		return nil, fmt.Errorf("%w: %d of %d msat fit in %d parts", ErrNoFlow, sent, amt, spec.MaxParts)
@@ -301,15 +301,16 @@ func (g *graph) fits(routes []*route.Route) bool {
 }
 
 // htlcSized splits every path whose value is over the smallest maximum
-// HTLC on it into parts that each fit: the maximum binds each HTLC, not the
+// HTLC on it, less the reserve for the fees the HTLC carries on top of its
+// value, into parts that each fit: the maximum binds each HTLC, not the
 // channel, so several parts may cross one channel.
-func (g *graph) htlcSized(paths []flownet.Path) []flownet.Path {
+func (g *graph) htlcSized(paths []flownet.Path, reserve lnwire.MilliSatoshi) []flownet.Path {
 	var out []flownet.Path
 	for _, p := range paths {
 		most := int64(math.MaxInt64)
 		for _, i := range p.Edges {
 			if e := g.edges[i]; e.From != g.source {
-				most = min(most, int64(e.Policy.MaxHTLC))
+				most = min(most, max(int64(e.Policy.MaxHTLC)-int64(reserve), 1))
 			}
 		}
 		for left := p.Value; left > 0; left -= min(left, most) {

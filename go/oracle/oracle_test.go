@@ -146,6 +146,43 @@ func TestOracleWeighsMinimumsAndBaseFees(t *testing.T) {
 	}
 }
 
+// TestOracleLeavesRoomForFeesUnderAMaximumHTLC checks that a part sized to
+// a hop's maximum HTLC leaves room for the fees the hops after it add: on
+// the line 0-1-2-3 with a maximum of 600,000 sat on 1→2, a payment of
+// 1,000,000 sat goes in parts whose HTLC over 1→2, fees included, fits.
+func TestOracleLeavesRoomForFeesUnderAMaximumHTLC(t *testing.T) {
+	const amount = 1_000_000_000 // msat
+	sc := diamond(10_000_000, amount)
+	g := sc.Graph
+	g.Channels = g.Channels[:0]
+	for i := 0; i < 3; i++ {
+		pol := func() *scenario.Policy {
+			return &scenario.Policy{FeeBaseMsat: 1000, FeeRatePPM: 100, CltvDelta: 40, HtlcMinMsat: 1000}
+		}
+		g.Channels = append(g.Channels, scenario.Channel{
+			SCID: fmt.Sprintf("%dx1x0", 700000+i), Node1: node(i), Node2: node(i + 1),
+			CapacitySat: 10_000_000, Policy1: pol(), Policy2: pol(),
+		})
+	}
+	most := uint64(600_000_000)
+	g.Channels[1].Policy1.HtlcMaxMsat = &most
+	sc.Local = map[string]uint64{"700000x1x0": 10_000_000_000}
+	w, err := sim.NewWorld(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range w.TrueEdges() {
+		if e.From.String() < e.To.String() && e.Balance < 2*amount {
+			t.Fatalf("seed 7 should leave 2,000,000 sat on every forward direction, %d has %d msat",
+				e.ChannelID, e.Balance)
+		}
+	}
+	p := play(t, sc).Payments[0]
+	if !p.Success || p.Attempts != p.Parts {
+		t.Fatalf("success %v, %d parts in %d attempts (%s)", p.Success, p.Parts, p.Attempts, p.Error)
+	}
+}
+
 // TestOracleOnTheExamples checks that the ceiling holds on every example
 // arena: the oracle delivers at least what a plain router does.
 func TestOracleOnTheExamples(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/routesim-evolve/routesim/internal/routesimcmd"
+	"github.com/routesim-evolve/routesim/sim"
 )
 
 // run is the command as this binary runs it, with the seed router.
@@ -76,4 +77,57 @@ func TestExitCodes(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
 	}
+}
+
+// TestWhereARouterDeliversMoreThanTheOracle pins the bundled scenarios
+// where some router delivers more payments than the oracle
+// (docs/oracle.md, "Where a router delivers more"): the oracle delivers
+// every payment the feasible bound allows in its own world, but an early
+// payment it delivers, and the other router does not, spends liquidity that
+// later payments needed, so fewer of them are feasible there.
+func TestWhereARouterDeliversMoreThanTheOracle(t *testing.T) {
+	tests := []struct{ scenario, router string }{
+		{"train/atomic_mpp-001.json", "lnd-apriori"},
+		{"val/atomic_mpp-001.json", "lnd-apriori"},
+		{"test/drift-004.json", "candidate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario+" "+tt.router, func(t *testing.T) {
+			ora, other := playRouter(t, tt.scenario, "oracle"), playRouter(t, tt.scenario, tt.router)
+			if ora.Totals.Succeeded != ora.Totals.Feasible {
+				t.Fatalf("the oracle delivers %d of its %d feasible payments",
+					ora.Totals.Succeeded, ora.Totals.Feasible)
+			}
+			if other.Totals.Succeeded <= ora.Totals.Succeeded {
+				t.Fatalf("%s delivers %d, the oracle %d: the scenario no longer shows the case",
+					tt.router, other.Totals.Succeeded, ora.Totals.Succeeded)
+			}
+			first := -1 // the first payment the oracle delivers and the other does not
+			for i, p := range ora.Payments {
+				if p.Success && !other.Payments[i].Success && first < 0 {
+					first = i
+				}
+				if first >= 0 && i > first && !p.Feasible && other.Payments[i].Success {
+					return // a later payment the oracle's world rules out and the other delivers
+				}
+			}
+			t.Fatalf("no payment after the oracle's first lone delivery (%d) is ruled out in its "+
+				"world and delivered by %s", first, tt.router)
+		})
+	}
+}
+
+// playRouter runs one router of this binary on a scenario of the bundled
+// corpus.
+func playRouter(t *testing.T, name, router string) *sim.Result {
+	t.Helper()
+	var out, stderr bytes.Buffer
+	if code := run([]string{"--no-timing", "--router", router, "../../../corpus/" + name}, &out, &stderr); code != 0 {
+		t.Fatalf("%s on %s: exit %d: %s", router, name, code, stderr.String())
+	}
+	var res sim.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	return &res
 }
