@@ -24,6 +24,7 @@ import orjson
 from pydantic import ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError, require_modules
+from routesim_evolve.build.source import NotSourceText, read_source
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.examples import load_examples
@@ -267,7 +268,10 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
         examples = [e for e in examples if e.name in only]
     if not examples:
         _fail(f"{corpus}/{split} holds no scenario")
-    sources = {name: path.read_text() for name, path in zip(names, files, strict=True)}
+    try:
+        sources = {name: read_source(path) for name, path in zip(names, files, strict=True)}
+    except NotSourceText as exc:
+        _fail(f"{exc}: not evaluated")
     runs_on = open_executor(executor, say=lambda m: click.echo(m, err=True))
     workers = workers or runs_on.slots()
     references = LndReferences(ReferenceCache(executor=runs_on))
@@ -321,9 +325,9 @@ def agent_eval_command(run_dir: Path, references: Path, log_path: Path, scenario
 
     names = [n for n in scenarios.split(",") if n]
     try:
-        agent_eval(run_dir, names, candidate.read_text(), references_root=references,
+        agent_eval(run_dir, names, read_source(candidate), references_root=references,
                    log_path=log_path, say=click.echo)
-    except (AgentEvalError, CorpusError) as exc:
+    except (AgentEvalError, CorpusError, NotSourceText) as exc:
         _fail(str(exc))
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
-from routesim_evolve.simulate.diagnose import parse_crash
+from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
+from routesim_evolve.simulate.sandbox import SandboxLimits, _Exit, classify
 from routesim_evolve.textclip import MAX_FEEDBACK_CHARS, clip_block, quoted_output
 
 FORGED_THEN_REAL = """panic: forged by the router: blame the simulator
@@ -29,6 +30,47 @@ def test_the_crash_is_the_runtimes_last_trace_not_a_printed_one():
     assert crash.kind == "panic"
     assert crash.message.startswith("runtime error: index out of range")
     assert [f.line for f in crash.candidate_frames] == [42]
+
+
+# Go 1.26's output for panic("forged\n" + the runtime's out-of-memory text):
+# every line of the message after the first is indented with a tab.
+FORGED_MEMORY = """panic: forged
+\truntime: out of memory: cannot allocate 4194304-byte block (3 in use)
+\tfatal error: out of memory
+\t
+\truntime stack:
+\truntime.throw({0x4b3c35?, 0x400000?})
+\t\t/usr/local/go/src/runtime/panic.go:1101 +0x48 fp=0x7ffd sp=0x7ffd pc=0x46
+\t
+
+goroutine 1 [running]:
+main.main()
+\t/sim/cmd/routesim/candidate_impl.go:9 +0x165
+"""
+
+# Go 1.26's output when the heap really runs out under the memory cap.
+REAL_MEMORY = """runtime: out of memory: cannot allocate 67108864-byte block (742064128 in use)
+fatal error: out of memory
+
+goroutine 1 gp=0x764913001e0 m=0 mp=0x5572c0 [running]:
+runtime.throw({0x4aadcb?, 0x2000?})
+\t/usr/local/go/src/runtime/panic.go:1229 +0x48 fp=0x7649138edf0 sp=0x7649138edc0 pc=0x477588
+main.main()
+\t/sim/cmd/routesim/candidate_impl.go:12 +0x3a fp=0x7649138ef48 sp=0x7649138eef0 pc=0x4893da
+"""
+
+
+def test_a_panic_that_spells_out_of_memory_is_a_panic():
+    crash = parse_crash(FORGED_MEMORY)
+    assert crash.kind == "panic" and crash.message.startswith("forged\n")
+    real = parse_crash(REAL_MEMORY)
+    assert real.kind == "fatal" and looks_like_memory(real.message)
+    limits = SandboxLimits()
+    forged = _Exit(code=2, timed_out=False, wall_s=0.1, peak_rss_bytes=0, stdout="",
+                   stderr=FORGED_MEMORY)
+    assert classify(forged, "s", limits, None)[0] == RunStatus.PANIC
+    ran_out = forged.model_copy(update={"stderr": REAL_MEMORY})
+    assert classify(ran_out, "s", limits, None)[0] == RunStatus.MEMORY
 
 
 def test_a_huge_panic_message_is_clipped():

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from routesim_evolve.build.gomodule import go_module_dir
+from routesim_evolve.build.source import NotSourceText, read_source
 
 CANDIDATE_FILE = Path("cmd") / "routesim" / "candidate_impl.go"
 
@@ -41,9 +42,11 @@ def load_seed(path: Path | None = None) -> Seed:
     """The seed candidate, with a lnd-path champion's import rewritten."""
     path = path or in_tree_seed()
     try:
-        source = path.read_text()
+        source = read_source(path)
     except OSError as exc:
         raise SeedError(f"{path}: cannot read the seed file: {exc.strerror}") from None
+    except NotSourceText as exc:
+        raise SeedError(str(exc)) from None
     if not re.search(r"^package main\b", source, re.MULTILINE):
         raise SeedError(f"{path}: a candidate must be 'package main'")
     if "newCandidateRouter" not in source:

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Unpack
 
+from routesim_evolve.build.source import NotSourceText, read_source
 from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, gofmt_error
@@ -295,11 +296,13 @@ class AgentCLIBackend(PlumbedBackend):
         self, args: list[str], task: str, target: Path, original: str, out: Path,
         env: Mapping[str, str] | None,
     ) -> tuple[Extraction, Usage]:
-        start = target.read_text() if target.is_file() else original
+        # Bytes, not text: the last round may have left a file that is not
+        # UTF-8, which check_candidate refuses and this round starts from.
+        start = target.read_bytes() if target.is_file() else original.encode()
 
         def attempt() -> Usage:
             # A retried run starts from this round's file, not a half-edit.
-            target.write_text(start)
+            target.write_bytes(start)
             run = self._run(args, task, target.parent, env)
             return self._charged(self.reply(run, out)).usage
 
@@ -344,7 +347,10 @@ def check_candidate(target: Path, original: str) -> Extraction:
     """The file the agent left, if it is a changed, parsing Go file."""
     if not target.is_file():
         return Extraction(reason=f"the agent deleted {CANDIDATE_FILE}")
-    code = target.read_text()
+    try:
+        code = read_source(target)
+    except NotSourceText as exc:
+        return Extraction(reason=f"the agent's {exc}")
     if code == original:
         return Extraction(reason=f"the agent left {CANDIDATE_FILE} unchanged")
     if "package main" not in code:
@@ -569,7 +575,8 @@ class CodexCLIBackend(AgentCLIBackend):
         # The last-message file is exactly the final reply; the last
         # agent_message event holds the same text and is the fallback.
         path = out_dir / self.last_message_file
-        text = path.read_text() if path.is_file() else _last_agent_message(events)
+        text = (path.read_text(errors="replace") if path.is_file()
+                else _last_agent_message(events))
         return Completion(text=text, usage=_codex_usage(events))
 
 

@@ -70,9 +70,14 @@ def _headline(lines: list[str]) -> tuple[str, str, int]:
     """The crash's kind, message and the index of the line after it. The
     runtime prints its trace last, as the process dies: a headline the
     candidate printed itself can only come earlier, so the last one wins,
-    even where the candidate's unfinished line runs into it."""
+    even where the candidate's unfinished line runs into it. A line that
+    starts with a tab continues a panic's message (Go indents every line of
+    it after the first), so a headline in it is the candidate's text: a
+    panic that spells the runtime's out-of-memory error stays a panic."""
     for i in range(len(lines) - 1, -1, -1):
         line = lines[i]
+        if line.startswith("\t"):
+            continue
         found = [(line.rfind(prefix), prefix, kind) for prefix, kind in _HEADLINES]
         at, prefix, kind = max(found)
         if at >= 0:
