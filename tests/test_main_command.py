@@ -72,3 +72,28 @@ def test_missing_go_modules_say_what_to_run(tmp_path: Path):
     assert "scripts/install.sh" in run.stderr
     assert "Traceback" not in run.stderr
 
+
+
+def test_a_seed_file_that_does_not_build_is_refused_before_any_evaluation(tmp_path: Path):
+    seed = tmp_path / "broken.go"
+    seed.write_text((REPO / "go/cmd/routesim/candidate_impl.go").read_text()
+                    .replace("func newCandidateRouter(", "func newCandidateRouter(,", 1))
+    runs = tmp_path / "runs"
+    run = _main("--corpus", "corpus", "--seed-file", str(seed), "--runs", str(runs),
+                "--name", "broken")
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert f"{seed} does not build" in run.stderr
+    assert "candidate_impl.go:" in run.stderr  # the compiler's own message, with its line
+    assert "Traceback" not in run.stderr and "evals" not in run.stderr
+    assert not (runs / "broken").exists()
+
+
+def test_a_truncated_scenario_file_is_named_in_one_line(tmp_path: Path):
+    corpus = tmp_path / "corpus"
+    subprocess.run(["cp", "-r", str(REPO / "corpus"), str(corpus)], check=True)
+    broken = corpus / "val" / "base-001.json"
+    broken.write_bytes(broken.read_bytes()[:300])
+    run = _main("--corpus", str(corpus), "--runs", str(tmp_path / "runs"))
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert f"{broken}: invalid JSON at line" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "runs").exists()

@@ -16,6 +16,7 @@ from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.evolve.rotation import (
     MAX_FAILURES_IN_A_ROW,
     MAX_PERMANENT_FAILURES,
+    REPEATS_PER_PROPOSER,
     ProposalsKeepFailing,
     RotatingProposer,
 )
@@ -141,6 +142,44 @@ def test_a_repeated_candidate_is_never_evaluated_and_the_proposer_hears_why():
     d = RotatingProposer([Fixed("seedy", child="seed")])
     d.on_optimization_start({"seed_candidate": {"current_candidate": "seed"}})
     assert _call(d) == {}, "the seed itself is an evaluated candidate"
+
+
+def test_repeats_in_a_row_rotate_then_stop_the_run():
+    first, second = Fixed("first", child="parent"), Fixed("second", child="parent")
+    d = RotatingProposer([first, second])
+    for _ in range(REPEATS_PER_PROPOSER):
+        _call(d)
+    assert d.current is second and d.fatal is None
+    assert first.calls == REPEATS_PER_PROPOSER
+    for _ in range(REPEATS_PER_PROPOSER):
+        _call(d)
+    assert isinstance(d.fatal, ProposalsKeepFailing)
+    assert f"{2 * REPEATS_PER_PROPOSER} replies in a row repeated" in str(d.fatal)
+
+
+def test_a_new_candidate_resets_the_repeats():
+    proposer = Fixed("a", child="parent")
+    d = RotatingProposer([proposer])
+    for _ in range(REPEATS_PER_PROPOSER - 1):
+        _call(d)
+    proposer.child = "new"
+    _call(d)
+    proposer.child = "parent"
+    for _ in range(REPEATS_PER_PROPOSER - 1):
+        _call(d)
+    assert d.fatal is None and d.repeats == REPEATS_PER_PROPOSER - 1
+
+
+def test_a_repeat_does_not_reset_the_failures_in_a_row():
+    proposer = Fixed("a", fail=ProposalFailed("HTTP 400", permanent=True))
+    d = RotatingProposer([proposer])
+    for _ in range(MAX_PERMANENT_FAILURES - 1):
+        _call(d)
+    proposer.fail, proposer.child = None, "parent"
+    _call(d)  # a repeat
+    proposer.fail = ProposalFailed("HTTP 400", permanent=True)
+    _call(d)
+    assert isinstance(d.fatal, ProposalsKeepFailing) and "HTTP 400" in str(d.fatal)
 
 
 def test_an_exhausted_proposer_hands_over_and_all_exhausted_stops_the_run():

@@ -57,7 +57,7 @@ def run_evolution(settings: EvolveSettings) -> None:
     try:
         summary = evolve(settings, proposers, ledger=ledger,
                          say=lambda m: click.echo(m, err=True))
-    except (BudgetTooSmall, ScoringChanged, SeedError) as exc:
+    except (BudgetTooSmall, ScoringChanged, SeedError, CorpusError) as exc:
         raise UserError(str(exc)) from None
     except ProposalsKeepFailing as exc:
         raise RunStopped(f"{exc}\nThe run is saved in {settings.run_dir}: fix the cause and "

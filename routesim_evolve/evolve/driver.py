@@ -35,7 +35,7 @@ from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.scoring_stamp import claim_scoring
-from routesim_evolve.evolve.seed import Seed, load_seed
+from routesim_evolve.evolve.seed import Seed, check_seed_builds, load_seed
 from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.cost import CostLedger
@@ -152,20 +152,24 @@ def evolve(
 
 
 def _open_run(settings: EvolveSettings, say: Say) -> _Data:
-    """Make the run dir, stamp its scoring version (refusing a run begun
-    under another) and its settings, and load the splits and the seed
-    (a corpus without a manifest fails here, early)."""
-    settings.run_dir.mkdir(parents=True, exist_ok=True)
-    claim_scoring(settings.run_dir)
-    (settings.run_dir / "settings.json").write_bytes(
-        orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
-    )
+    """Load the splits and the seed and check that it builds (a corpus
+    without a manifest, a broken file or a seed that does not build fail
+    here, early), then make the run dir and stamp its scoring version
+    (refusing a run begun under another) and its settings."""
+    # The corpus and the seed first: a broken file, or a seed that does not
+    # build (every evaluation would score 0), leaves no run dir behind.
     load_manifest(settings.corpus)
     data = _Data(
         train=load_examples(settings.corpus, "train"),
         val=load_examples(settings.corpus, "val"),
         test=load_examples(settings.corpus, "test"),
         seed=load_seed(settings.seed_file),
+    )
+    check_seed_builds(data.seed)
+    settings.run_dir.mkdir(parents=True, exist_ok=True)
+    claim_scoring(settings.run_dir)
+    (settings.run_dir / "settings.json").write_bytes(
+        orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
     )
     for note in data.seed.notes:
         say(note)

@@ -11,8 +11,14 @@ when the best validation score has not improved for `plateau_evals` metric
 calls, and at once when the current proposer has nothing left to try. All
 proposers draw from the run's one budget.
 
-Two things end the run instead (`fatal`, which the driver's stop callback
-watches and raises once GEPA has stopped): proposals failing several times
+A proposer whose replies keep repeating a candidate already evaluated (a
+model answering with its parent however it is told) is rotated away from
+after REPEATS_PER_PROPOSER such replies in a row, and such replies end the
+run once every proposer has had that many in a row: each costs a request
+and no evaluation, so nothing else would stop them.
+
+Three things end the run instead (`fatal`, which the driver's stop callback
+watches and raises once GEPA has stopped): repeats as above, proposals failing several times
 in a row (a few permanent failures, such as a refused key or an unknown
 model, after which every iteration would fail the same way; or a longer run
 of failures of any kind, each already retried by its back-end, such as an
@@ -39,6 +45,10 @@ MAX_PERMANENT_FAILURES = 3
 #: Failed proposals of any kind in a row (each after its back-end's own
 #: retries) that stop the run.
 MAX_FAILURES_IN_A_ROW = 6
+#: Replies in a row repeating an evaluated candidate after which the
+#: dispatcher rotates to the next proposer; every proposer's worth ends the
+#: run.
+REPEATS_PER_PROPOSER = 4
 
 
 class ProposalsKeepFailing(RuntimeError):
@@ -74,6 +84,7 @@ class RotatingProposer:
         self.unchanged = 0
         self.permanent_failures = 0  # in a row
         self.failures = 0  # of any kind, in a row
+        self.repeats = 0  # replies repeating an evaluated candidate, in a row
         # What ends the run: see the module doc.
         self.fatal: BaseException | None = None
         self._seen: set[str] = set()  # digests of every candidate evaluated or proposed
@@ -117,12 +128,28 @@ class RotatingProposer:
                     if child == parent
                     else "your previous reply repeated a candidate that was already evaluated"
                 )
+                self._repeated(proposer)
                 continue
             self._seen.add(_digest(child))
             out[component] = child
+            self.repeats = self.permanent_failures = self.failures = 0
         if not out:
             self.skipped += 1
         return out
+
+    def _repeated(self, proposer: Proposer) -> None:
+        """Count a reply that repeats an evaluated candidate: rotate after
+        REPEATS_PER_PROPOSER in a row, end the run after every proposer's."""
+        self.repeats += 1
+        if self.repeats >= REPEATS_PER_PROPOSER * len(self.proposers):
+            self.fatal = ProposalsKeepFailing(
+                f"{self.repeats} replies in a row repeated a candidate already evaluated (the "
+                f"last from {proposer.name}): the model keeps answering with its parent or an "
+                "earlier candidate, which costs a request each and teaches the search nothing. "
+                "Try another model or prompt pack"
+            )
+        elif self.repeats % REPEATS_PER_PROPOSER == 0 and len(self.proposers) > 1:
+            self._rotate(f"{REPEATS_PER_PROPOSER} repeated replies in a row")
 
     def _propose(
         self, proposer: Proposer, parent: str, feedback: list[ScenarioFeedback]
@@ -149,7 +176,6 @@ class RotatingProposer:
         except Exception as exc:
             self.fatal = exc
             raise
-        self.permanent_failures = self.failures = 0
         return child
 
     def snapshot(self) -> dict[str, Any]:

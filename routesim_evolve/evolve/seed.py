@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from routesim_evolve.build.cache import BinaryCache, default_cache
 from routesim_evolve.build.gomodule import go_module_dir
 from routesim_evolve.build.source import NotSourceText, read_source
 
@@ -59,3 +60,12 @@ def load_seed(path: Path | None = None) -> Seed:
             "(the simulator's routing package lives in this project now)"
         )
     return Seed(source=rewritten, origin=str(path), notes=notes)
+
+
+def check_seed_builds(seed: Seed, cache: BinaryCache | None = None) -> None:
+    """Raises SeedError with the allow-list's or the compiler's message when
+    the seed does not build: every evaluation of the run would score 0."""
+    outcome = (cache or default_cache()).build(seed.source)
+    if not outcome.ok:
+        raise SeedError(f"{seed.origin} does not build, so nothing could be evaluated; fix it "
+                        f"and run again:\n{outcome.message}")
