@@ -50,3 +50,19 @@ def test_before_the_first_evaluation_there_is_no_rate_or_estimate():
     line = first.line()
     assert "best val —" in line and "evals/min" not in line and "left" not in line
     assert "cost" not in line
+
+
+def test_an_iteration_without_a_new_candidate_is_not_called_not_better(tmp_path):
+    from routesim_evolve.evolve.budget import EvalBudget
+    from routesim_evolve.evolve.runlog import RunLog
+
+    out = io.StringIO()
+    log = RunLog(tmp_path, budget=EvalBudget(100, minibatch=3, val_size=8, spent=lambda: 0),
+                 stream=out)
+    log.on_proposal_end({"iteration": 1, "new_instructions": {}})
+    log.on_iteration_end({"iteration": 1, "proposal_accepted": False})
+    log.on_proposal_end({"iteration": 2, "new_instructions": {"c": "package main // child"}})
+    log.on_iteration_end({"iteration": 2, "proposal_accepted": False})
+    lines = out.getvalue().splitlines()
+    assert "iteration 1: skipped: no new candidate to evaluate" in lines[0]
+    assert "iteration 2: not better" in lines[1]

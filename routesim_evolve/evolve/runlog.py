@@ -46,6 +46,9 @@ class RunLog:
         self._started = time.monotonic()
         self._used_at_start = budget.used  # a resumed run's earlier evaluations
         self.best_val: float | None = None
+        # Whether this iteration's proposal held a new candidate: without
+        # one nothing was evaluated, and its verdict says so.
+        self._proposed = True
         self.candidates_dir.mkdir(parents=True, exist_ok=True)
         self.ledger = ledger
         self._cost_at_iteration_start = ledger.total_usd if ledger else 0.0
@@ -99,6 +102,7 @@ class RunLog:
     def on_proposal_end(self, event: Mapping[str, Any]) -> None:
         texts = event.get("new_instructions") or {}
         ids = [self.save_candidate(t) for t in texts.values()]
+        self._proposed = bool(ids)
         self.event("proposal", iteration=event["iteration"], children=ids,
                    skipped=not ids, proposer=self._proposer())
 
@@ -133,7 +137,8 @@ class RunLog:
                       + ("  ▲ new best" if improved else ""))
 
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
-        verdict = "accepted" if event["proposal_accepted"] else "not better"
+        verdict = ("accepted" if event["proposal_accepted"] else "not better" if self._proposed
+                   else "skipped: no new candidate to evaluate")
         note = f"iteration {event['iteration']}: {verdict}"
         if self.ledger is not None and self.ledger.replies:
             spent = self.ledger.total_usd - self._cost_at_iteration_start
