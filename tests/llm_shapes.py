@@ -72,6 +72,19 @@ def anthropic_stream(text: str, *, model: str = "claude-opus-4-7", stop_reason: 
     ])
 
 
+def anthropic_stream_error(kind: str, *, model: str = "claude-opus-4-7") -> bytes:
+    """A Messages stream that answered HTTP 200, started, then sent an
+    `event: error` (as the API does when it is overloaded mid-reply)."""
+    message = {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "message", "role": "assistant",
+               "content": [], "model": model, "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 10, "output_tokens": 1}}
+    return sse([
+        ("message_start", {"type": "message_start", "message": message}),
+        ("ping", {"type": "ping"}),
+        ("error", anthropic_error(kind)),
+    ])
+
+
 def anthropic_error(kind: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": f"{kind} happened"},
             "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}
@@ -82,7 +95,7 @@ def anthropic_model(model: str) -> dict[str, Any]:
 
 
 def responses_stream(text: str, *, model: str = "gpt-5.5", status: str = "completed",
-                     usage: Usage | None = None) -> bytes:
+                     usage: Usage | None = None, error_code: str = "server_error") -> bytes:
     """A streamed Responses reply: created, a reasoning item, the message
     item with its text in two deltas, completed with usage, whose input
     count includes the cached tokens."""
@@ -107,7 +120,9 @@ def responses_stream(text: str, *, model: str = "gpt-5.5", status: str = "comple
                    "total_tokens": input_tokens + output_tokens}
     done = {**base, "status": status, "output": [reasoning, message], "usage": usage_block,
             "incomplete_details": {"reason": "max_output_tokens"} if status == "incomplete"
-            else None}
+            else None,
+            "error": {"code": error_code, "message": f"{error_code} happened"}
+            if status == "failed" else None}
     seq = iter(range(100))
 
     def ev(kind: str, **fields: Any) -> tuple[str, Any]:

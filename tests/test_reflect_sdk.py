@@ -5,6 +5,7 @@ tested on each provider's recorded wire shapes through its real SDK client."""
 from __future__ import annotations
 
 import httpx2
+import llm_shapes
 import pytest
 from sdk_transport import (
     ANTHROPIC,
@@ -16,6 +17,7 @@ from sdk_transport import (
     Provider,
     QueuedServer,
     Reply,
+    event_stream,
 )
 
 from routesim_evolve.reflect.errors import ProposalFailed
@@ -127,3 +129,39 @@ def test_permanent_errors_are_not_retried(provider: Provider, status: int, kind:
         provider.backend(server).complete(PROMPT)
     assert len(server.bodies) == 1
     assert failed.value.permanent
+
+
+def test_an_overloaded_event_inside_a_200_stream_is_retried() -> None:
+    sleeps: list[float] = []
+    for kind, retried in (("overloaded_error", True), ("invalid_request_error", False)):
+        server = QueuedServer([event_stream(llm_shapes.anthropic_stream_error(kind)),
+                               ANTHROPIC.ok(GOOD_REPLY)])
+        backend = ANTHROPIC.backend(server, sleeps=sleeps)
+        if retried:
+            assert backend.complete(PROMPT).text == GOOD_REPLY and sleeps == [1.0]
+        else:
+            with pytest.raises(ProposalFailed) as info:
+                backend.complete(PROMPT)
+            assert info.value.permanent and "invalid_request_error" in str(info.value)
+
+
+@pytest.mark.parametrize(("code", "retried"), [("server_error", True), ("invalid_prompt", False)])
+def test_a_failed_responses_stream_is_classified_not_a_crash(code: str, retried: bool) -> None:
+    sleeps: list[float] = []
+    server = QueuedServer([OPENAI.ok("partial", status="failed", error_code=code),
+                           OPENAI.ok(GOOD_REPLY)])
+    backend = OPENAI.backend(server, sleeps=sleeps)
+    if retried:
+        assert backend.complete(PROMPT).text == GOOD_REPLY and sleeps == [1.0]
+    else:
+        with pytest.raises(ProposalFailed) as info:
+            backend.complete(PROMPT)
+        assert info.value.permanent and "the response failed: invalid_prompt" in str(info.value)
+
+
+def test_an_incomplete_responses_stream_keeps_what_arrived_and_asks_again() -> None:
+    cut = "Changes: a new planner.\n\n```go\npackage main\n\nfunc helper() int {"
+    server = QueuedServer([OPENAI.ok(cut, status="incomplete"), OPENAI.ok(GOOD_REPLY)])
+    assert OPENAI.backend(server).complete(PROMPT).text == cut
+    assert propose(OPENAI.backend(QueuedServer([OPENAI.ok(cut, status="incomplete"),
+                                                OPENAI.ok(GOOD_REPLY)])), PROMPT) == GO_FILE

@@ -119,7 +119,7 @@ class AnthropicBackend(APIBackend):
             raise TransientError(f"{type(err).__name__}: {err}") from err
         except anthropic.APIStatusError as err:
             reason = f"HTTP {err.status_code}: {err.message}"
-            if is_transient_status(err.status_code):
+            if is_transient_status(err.status_code) or _transient_in_stream(err):
                 raise TransientError(reason, retry_after=_retry_after(err)) from err
             raise ProposalFailed(f"{self.name}: {reason}", permanent=True) from err
         except anthropic.AnthropicError as err:
@@ -146,6 +146,20 @@ def _usage(usage: Any) -> Usage:
         cache_write_1h_tokens=write_1h,
         cache_read_tokens=usage.cache_read_input_tokens or 0,
     )
+
+
+#: Error types an `event: error` inside a stream can carry that a later try
+#: may not meet (the API's own words; the stream itself answered HTTP 200).
+_TRANSIENT_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error",
+                                    "timeout_error"})
+
+
+def _transient_in_stream(err: anthropic.APIStatusError) -> bool:
+    """An error event inside a stream that began with HTTP 200: the SDK
+    raises it with the stream's status, so its type decides."""
+    body = err.body if isinstance(err.body, dict) else {}
+    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    return err.status_code < 400 and error.get("type") in _TRANSIENT_ERROR_TYPES
 
 
 def _retry_after(err: anthropic.APIStatusError) -> float | None:

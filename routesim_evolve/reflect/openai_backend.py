@@ -21,7 +21,7 @@ from routesim_evolve.reflect.base import (
     Plumbing,
     PromptParts,
 )
-from routesim_evolve.reflect.errors import BackendUnavailable
+from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.models import openai_reasons
 from routesim_evolve.reflect.openai_errors import api_call, check_model
 from routesim_evolve.reflect.usage import Completion, Usage
@@ -80,12 +80,36 @@ class OpenAIBackend(APIBackend):
     def _call(self, prompt: PromptParts) -> Completion:
         def stream() -> Any:
             with self._client.responses.stream(**self.request(prompt)) as events:
+                # A stream may end failed or incomplete instead of completed;
+                # the SDK's final response exists for a completed one only.
+                for event in events:
+                    if event.type in ("response.failed", "response.incomplete"):
+                        return event.response
                 return events.get_final_response()
 
         response = api_call(stream, self.name)
+        if response.status == "failed":
+            raise _failed(response, self.name)
         if response.status == "incomplete":
+            # What arrived is kept: a reply cut short holds no whole Go file,
+            # and the follow-up asks for one.
             log.warning("%s: reply incomplete: %s", self.name, response.incomplete_details)
         return Completion(text=response.output_text, usage=_usage(response.usage))
+
+
+#: Codes of a failed response that a later try may not meet.
+_TRANSIENT_FAILURES = frozenset({"server_error", "rate_limit_exceeded", "vector_store_timeout"})
+
+
+def _failed(response: Any, name: str) -> Exception:
+    """A failed response as our error: the server's trouble is transient,
+    anything else (an invalid prompt, say) permanent."""
+    error = response.error
+    code = getattr(error, "code", None) or "unknown"
+    reason = f"the response failed: {code}: {getattr(error, 'message', '') or 'no message'}"
+    if code in _TRANSIENT_FAILURES or code == "unknown":
+        return TransientError(reason)
+    return ProposalFailed(f"{name}: {reason}", permanent=True)
 
 
 # The SDK refuses to build a client without a key; a placeholder lets the
