@@ -45,9 +45,11 @@ Reply = Callable[[Request], Answer]
 class FakeLLMServer:
     """Serves until `close()`; `url` is its base, e.g. http://127.0.0.1:PORT."""
 
-    def __init__(self, reply: Reply, *, models: tuple[str, ...] = ()) -> None:
+    def __init__(self, reply: Reply, *, models: tuple[str, ...] = (),
+                 model_list: bool = True) -> None:
         self.reply = reply
         self.models = models
+        self.model_list = model_list  # False: GET /models answers 404, as some gateways do
         self.requests: list[Request] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -85,6 +87,9 @@ class FakeLLMServer:
                 server.requests.append(Request("GET", self.path, dict(self.headers), {}))
                 path = self.path.split("?")[0].rstrip("/")
                 anthropic = "anthropic-version" in {k.lower() for k in self.headers}
+                if path.endswith("/models") and not server.model_list:
+                    self._json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
                 if path.endswith("/models"):
                     data = [llm_shapes.openai_model(m) for m in server.models]
                     self._json(200, {"object": "list", "data": data})

@@ -123,3 +123,35 @@ def test_retry_after_parsing() -> None:
     assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
     assert retry_after_seconds(None) is None
+
+
+def test_a_compatible_server_without_a_model_list_is_asked_for_one_token() -> None:
+    from fake_llm_server import Answer, FakeLLMServer
+    from llm_shapes import openai_error
+
+    def reply(request):  # the server knows one model
+        if request.body.get("model") == "served":
+            return Answer(text="OK")
+        return Answer(status=404, error=openai_error("model not found", "invalid_request_error",
+                                                     "model_not_found"))
+
+    with FakeLLMServer(reply, model_list=False) as server:
+        make_backend(parse_lm_spec(f"openai-compatible:served@{server.url}/v1")).preflight()
+        asked = server.posts("/chat/completions")
+        assert len(asked) == 1 and asked[0].body["max_tokens"] == 1
+        unknown = make_backend(parse_lm_spec(f"openai-compatible:other@{server.url}/v1"))
+        with pytest.raises(BackendUnavailable, match="does not know model 'other'"):
+            unknown.preflight()
+
+
+@pytest.mark.parametrize(("value", "field", "tokens"), [
+    ("openai:gpt-4o", "max_output_tokens", 16_384),
+    ("openai:gpt-4.1-mini", "max_output_tokens", 32_768),
+    ("openai:gpt-5.5", "max_output_tokens", 64_000),
+    ("openai:some-new-model", "max_output_tokens", 16_384),
+    ("openai-compatible:qwen2.5-coder:32b@http://127.0.0.1:9/v1", "max_tokens", 8_192),
+    ("openai-compatible:gpt-4o@http://127.0.0.1:9/v1", "max_tokens", 16_384),
+])
+def test_output_tokens_follow_the_models_limit(value: str, field: str, tokens: int) -> None:
+    backend = make_backend(parse_lm_spec(value))
+    assert backend.request(PromptParts(static="s", dynamic="d"))[field] == tokens

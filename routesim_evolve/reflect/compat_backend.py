@@ -22,6 +22,7 @@ from routesim_evolve.reflect.base import (
     Plumbing,
     PromptParts,
 )
+from routesim_evolve.reflect.models import openai_max_tokens
 from routesim_evolve.reflect.openai_errors import api_call, check_model
 from routesim_evolve.reflect.usage import Completion, Usage
 
@@ -45,6 +46,8 @@ class CompatibleBackend(APIBackend):
         self.model = model
         self.base_url = base_url
         super().__init__(**plumbing)
+        self._max_tokens = openai_max_tokens(model, self.options.max_output_tokens,
+                                             compatible=True)
         self._client = client or openai.OpenAI(
             base_url=base_url, api_key=os.environ.get(KEY_VARIABLE) or NO_KEY, max_retries=0
         )
@@ -59,7 +62,7 @@ class CompatibleBackend(APIBackend):
             "model": self.model,
             # "system", not "developer": most compatible servers know only the former.
             "messages": [{"role": "system", "content": prompt.static}, *prompt.conversation()],
-            "max_tokens": self.options.max_output_tokens,
+            "max_tokens": self._max_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
             "timeout": self.options.idle_timeout,
@@ -78,8 +81,7 @@ class CompatibleBackend(APIBackend):
                         text.append(choice.delta.content)
                     finish = choice.finish_reason or finish
             if finish == "length":
-                log.warning("%s: reply cut off at max_tokens=%d", self.name,
-                            self.options.max_output_tokens)
+                log.warning("%s: reply cut off at max_tokens=%d", self.name, self._max_tokens)
             return Completion(text="".join(text), usage=usage)
 
         return api_call(stream, self.name)

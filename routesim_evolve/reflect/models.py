@@ -32,6 +32,25 @@ _ANTHROPIC: tuple[tuple[re.Pattern[str], int, Thinking], ...] = tuple(
     )
 )
 
+# (pattern, max output tokens) of OpenAI's models, first match wins; from
+# the provider's model pages. An unknown model gets a cautious ceiling:
+# OpenAI's own the largest of its older chat models, a compatible server's
+# (a local model, a gateway) what most local models can write.
+_OPENAI: tuple[tuple[re.Pattern[str], int], ...] = tuple(
+    (re.compile(p), tokens)
+    for p, tokens in (
+        (r"(^|[:/])gpt-(5|[6-9])", 128_000),
+        (r"(^|[:/])o1-mini", 65_536),
+        (r"(^|[:/])(o\d|codex)", 100_000),
+        (r"(^|[:/])gpt-4\.1", 32_768),
+        (r"(^|[:/])gpt-4o", 16_384),
+        (r"(^|[:/])gpt-4-turbo|(^|[:/])gpt-3\.5", 4_096),
+        (r"(^|[:/])gpt-4\b", 8_192),
+    )
+)
+OPENAI_UNKNOWN_MAX_TOKENS = 16_384
+COMPATIBLE_UNKNOWN_MAX_TOKENS = 8_192
+
 # OpenAI models that reason (and so take reasoning.effort).
 _OPENAI_REASONING = re.compile(r"(^|[:/])(o\d|gpt-5|gpt-[6-9]|codex)")
 
@@ -47,6 +66,17 @@ def anthropic_limits(model: str) -> tuple[int, Thinking]:
 def anthropic_max_tokens(model: str, wanted: int) -> int:
     """`wanted`, capped at what the model can write."""
     return min(wanted, anthropic_limits(model)[0])
+
+
+def openai_max_tokens(model: str, wanted: int, *, compatible: bool = False) -> int:
+    """`wanted`, capped at what the model can write: an OpenAI model's
+    ceiling from the table; an unknown model's the cautious default of the
+    OpenAI API or, on a compatible server, of local models."""
+    for pattern, tokens in _OPENAI:
+        if pattern.search(model):
+            return min(wanted, tokens)
+    return min(wanted, COMPATIBLE_UNKNOWN_MAX_TOKENS if compatible
+               else OPENAI_UNKNOWN_MAX_TOKENS)
 
 
 def openai_reasons(model: str) -> bool:

@@ -22,7 +22,7 @@ from routesim_evolve.reflect.base import (
     PromptParts,
 )
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
-from routesim_evolve.reflect.models import openai_reasons
+from routesim_evolve.reflect.models import openai_max_tokens, openai_reasons
 from routesim_evolve.reflect.openai_errors import api_call, check_model
 from routesim_evolve.reflect.usage import Completion, Usage
 
@@ -67,7 +67,7 @@ class OpenAIBackend(APIBackend):
             "model": self.model,
             "input": [{"role": "developer", "content": prompt.static},
                       *prompt.conversation()],
-            "max_output_tokens": self.options.max_output_tokens,
+            "max_output_tokens": openai_max_tokens(self.model, self.options.max_output_tokens),
             "prompt_cache_key": cache_key(prompt.static),
             "store": False,
             # Streaming: the longest wait between two events.

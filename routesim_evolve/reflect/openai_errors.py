@@ -47,11 +47,20 @@ def check_model(client: openai.OpenAI, model: str, name: str, *, listing: bool) 
     """The server answers and knows `model`: `models.retrieve` on OpenAI;
     `models.list` on compatible servers, which often do not serve single
     models (then an unlisted model is only refused if the list is not empty
-    and lacks it)."""
+    and lacks it), and a one-token request to the model where the server has
+    no list at all (404)."""
     where = f"the API at {client.base_url}"
     with model_check(name, model, where, OPENAI_ERRORS):
         if listing:
-            ids = [m.id for m in client.models.list(timeout=30.0)]
+            try:
+                ids = [m.id for m in client.models.list(timeout=30.0)]
+            except openai.NotFoundError:
+                # Several gateways and older llama.cpp builds serve no model
+                # list: ask the model itself for one token instead.
+                client.chat.completions.create(
+                    model=model, messages=[{"role": "user", "content": "Say OK."}],
+                    max_tokens=1, timeout=60.0)
+                return
             if ids and model not in ids:
                 raise BackendUnavailable(
                     f"{name}: the server at {client.base_url} does not serve {model!r}; "
