@@ -30,6 +30,7 @@ from routesim_evolve.reflect.cli_backend import (
     claude_result,
 )
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
+from routesim_evolve.reflect.extract import find_gofmt
 from routesim_evolve.reflect.propose import propose
 
 GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
@@ -381,9 +382,15 @@ def test_agent_edits_the_candidate_in_its_work_dir(
     opts = call["opts"]
     assert opts["add-dir"] == [str(cache)]
     assert call["env"]["ROUTESIM_CACHE_DIR"] == str(cache)
+    # The syntax check by gofmt's absolute path, in the words the agent may run.
+    check = f"{find_gofmt()} -l -e {CANDIDATE_FILE}"
+    assert Path(check.split()[0]).is_absolute() and f"`{check}`" in instructions
     if cls is ClaudeCLIBackend:
         assert opts["permission-mode"] == "acceptEdits"
         assert f"Bash({eval_script}:*)" in opts["allowedTools"]
+        # Exactly that command: no gofmt that writes (-w, -r) anywhere else.
+        assert f"Bash({check})" in opts["allowedTools"]
+        assert not any(t.startswith("Bash(gofmt") for t in opts["allowedTools"])
     else:
         assert opts["sandbox"] == "workspace-write"
 

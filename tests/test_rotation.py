@@ -4,6 +4,7 @@ proposer's minibatch eval script."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -231,8 +232,11 @@ class FakeAgent:
         self.writable = list(writable_dirs)
         work = Path(eval_script).parent
         (work / "candidate_impl.go").write_text(edited)
+        # As codex runs it: a PATH without the Go toolchain's folder.
+        path = ":".join(p for p in os.environ["PATH"].split(":")
+                        if not (Path(p) / "go").exists())
         out = subprocess.run([str(eval_script)], cwd=work, capture_output=True, text=True,
-                             check=True)
+                             check=True, env={**os.environ, "PATH": path})
         self.script_output = out.stdout
         return Completion(text=edited)
 

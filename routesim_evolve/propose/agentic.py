@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.build.gomodule import cache_root, go_env
+from routesim_evolve.build.gomodule import cache_root, go_binary, go_env
 from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.cli_backend import AgentCLIBackend
@@ -77,6 +77,10 @@ def eval_script(workspace: AgentWorkspace, names: Sequence[str]) -> str:
     env = {"ROUTESIM_CACHE_DIR": str(own), "GOCACHE": str(own / "go-build"),
            "GOMODCACHE": go_env("GOMODCACHE")}
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    # The agent's shell may lack the Go toolchain on its PATH (codex's does
+    # not search /usr/local/go/bin): the script carries the harness's own.
+    toolchain = shlex.quote(str(Path(go_binary()).resolve().parent))
+    assignments += f' PATH={toolchain}:"$PATH"'
     return (
         "#!/bin/sh\n"
         "# Score a candidate (default ./candidate_impl.go) on this iteration's scenarios,\n"

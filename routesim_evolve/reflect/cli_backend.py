@@ -42,7 +42,7 @@ from typing import Any, Unpack
 from routesim_evolve.build.source import NotSourceText, read_source
 from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
-from routesim_evolve.reflect.extract import Extraction, gofmt_error
+from routesim_evolve.reflect.extract import Extraction, find_gofmt, gofmt_error
 from routesim_evolve.reflect.process import STDERR_TAIL, CLIRun, run_cli
 from routesim_evolve.reflect.usage import Completion, Usage
 
@@ -361,6 +361,13 @@ def check_candidate(target: Path, original: str) -> Extraction:
     return Extraction(code=code)
 
 
+def syntax_check_command() -> str:
+    """The one command an agent runs to check that its file parses: gofmt by
+    its absolute path (an agent's shell may not have Go's folder on PATH),
+    listing without writing, on the candidate alone."""
+    return f"{find_gofmt() or 'gofmt'} -l -e {CANDIDATE_FILE}"
+
+
 def agent_instructions(prompt: PromptParts, eval_script: Path | None) -> str:
     """The instructions file: the reflection prompt, static part first, then
     how this work dir is used."""
@@ -368,7 +375,7 @@ def agent_instructions(prompt: PromptParts, eval_script: Path | None) -> str:
         f"- Edit `{CANDIDATE_FILE}` in this directory in place, instead of replying with the "
         "file. When you exit, its contents are the proposal; nothing else here is kept.",
         f"- It must stay one complete Go file in `package main`. Check that it parses with "
-        f"`gofmt -l -e {CANDIDATE_FILE}`.",
+        f"`{syntax_check_command()}`.",
     ]
     if eval_script is not None:
         steps.append(
@@ -446,8 +453,10 @@ class ClaudeCLIBackend(AgentCLIBackend):
         self, out_dir: Path, eval_script: Path | None, writable_dirs: Sequence[Path]
     ) -> list[str]:
         # acceptEdits lets it edit files in its cwd without asking; shell
-        # commands are limited to gofmt and the evaluation script.
-        tools = ["Read", "Edit", "Write", "Bash(gofmt:*)"]
+        # commands are limited to the syntax check, exactly (gofmt with
+        # other flags could rewrite files elsewhere), and the evaluation
+        # script.
+        tools = ["Read", "Edit", "Write", f"Bash({syntax_check_command()})"]
         if eval_script is not None:
             tools.append(f"Bash({eval_script}:*)")
         args = [*self._base_args(), "--permission-mode", "acceptEdits"]
