@@ -562,9 +562,16 @@ def test_preflight_refuses_a_signed_out_agent_and_says_how_to_sign_in(
     with pytest.raises(BackendUnavailable, match=rf"not signed in \(`{cls.tool} \w+ status`: .+"
                                                  rf"\); {re.escape(cls.login_hint)}"):
         cls(executable=str(path)).preflight()
-    # A base URL or a key stands in for the login; a signed-in tool passes.
-    cls(executable=str(path), base_url="http://127.0.0.1:9").preflight()
+    # A key stands in for the login, and for codex a base URL does too;
+    # claude with a base URL still wants a key ("Not logged in" otherwise).
+    at_url = cls(executable=str(path), base_url="http://127.0.0.1:9")
+    if cls.endpoint_needs_login:
+        with pytest.raises(BackendUnavailable, match="with a base URL, any value"):
+            at_url.preflight()
+    else:
+        at_url.preflight()
     monkeypatch.setenv(cls.credential_env[0], "sk-test")
+    cls(executable=str(path), base_url="http://127.0.0.1:9").preflight()
     cls(executable=str(path)).preflight()
     monkeypatch.delenv(cls.credential_env[0])
     (tmp_path / "in").mkdir()

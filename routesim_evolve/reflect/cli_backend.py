@@ -154,6 +154,9 @@ class AgentCLIBackend(PlumbedBackend):
     login_status: tuple[str, ...] = ()
     credential_env: tuple[str, ...] = ()
     login_hint: str = ""
+    # Whether a base URL alone lets the tool start (codex) or it still wants
+    # a key or a login in front of any server (claude: "Not logged in").
+    endpoint_needs_login: bool = False
 
     def __init__(
         self,
@@ -214,8 +217,8 @@ class AgentCLIBackend(PlumbedBackend):
                            env=self._env())
         except (OSError, subprocess.SubprocessError) as err:
             raise BackendUnavailable(f"{self.name}: `{path} --version` failed: {err}") from None
-        if self._endpoint() is None:
-            missing = self.missing_login(path)
+        if self._endpoint() is None or self.endpoint_needs_login:
+            missing = self.missing_login(path, self._env())
             if missing is not None:
                 raise BackendUnavailable(f"{self.name}: {missing}")
 
@@ -427,7 +430,9 @@ class ClaudeCLIBackend(AgentCLIBackend):
         "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
         "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX",
     )
-    login_hint = "run `claude auth login`, or set ANTHROPIC_API_KEY"
+    login_hint = ("run `claude auth login`, or set ANTHROPIC_API_KEY (with a base URL, any "
+                  "value the server accepts)")
+    endpoint_needs_login = True
 
     def tool_env(self) -> dict[str, str]:
         return {"ANTHROPIC_BASE_URL": self.base_url} if self.base_url else {}
