@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.build.heartbeat import heartbeat
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.axes import SCORING_VERSION, ZERO, ScoreAxes, score_result
@@ -297,6 +298,12 @@ class LndReferences:
         `say` hears of each scenario done."""
         done = 0
         lock = threading.Lock()
+        # The first run on a machine compiles lnd's tree into the reference
+        # binary: minutes with no scenario done. Only a missing result needs it.
+        if any(not self._cache.cached(ex.path, r) for ex in examples for r in self.routers):
+            with heartbeat(say, "building the reference binary (lnd's routing stack; the "
+                           "first run on a machine compiles it once, for several minutes)"):
+                self._cache.binary()
 
         def one(example: ScenarioExample) -> None:
             nonlocal done

@@ -107,13 +107,21 @@ class ReferenceCache:
         """The routers the full binary has, as its -h lists them."""
         return available_routers(self.binary())
 
+    def _entry(self, scenario: Path, router: str) -> tuple[str, Path]:
+        """The cache key of `router`'s result on a scenario, and its file."""
+        module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
+        key = reference_key(scenario, router, module_hash + ",".join(self.tags))
+        return key, self.root / key[:2] / f"{key}.json"
+
+    def cached(self, scenario_path: str | Path, router: str) -> bool:
+        """Whether `router`'s result on a scenario is in the cache already."""
+        return self._entry(Path(scenario_path).resolve(), router)[1].is_file()
+
     def result(self, scenario_path: str | Path, router: str = "lnd-bimodal") -> Result:
         """`router`'s result on a scenario, from the cache or by running it
         once (concurrent callers wait for the one run)."""
         scenario = Path(scenario_path).resolve()
-        module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
-        key = reference_key(scenario, router, module_hash + ",".join(self.tags))
-        path = self.root / key[:2] / f"{key}.json"
+        key, path = self._entry(scenario, router)
         if (known := _read_cached(path)) is not None:
             return known
         with file_lock(self.root / "locks" / f"{key}.lock"):
