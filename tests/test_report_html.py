@@ -65,6 +65,10 @@ def test_report_has_every_section_with_the_runs_figures(run_dir: Path):
         assert f"<td>{label}</td><td>oracle</td>" in html
     # Pareto: both candidates on val; the child dominates the seed.
     assert re.search(rf"{child}</td>.*?<td>yes</td>", html, re.S)
+    # Counts say what they count: the budget's and all evaluations.
+    words = " ".join(html.split())
+    assert f"{summary.metric_calls} metric calls of the search budget" in words
+    assert "evaluations in all (those of the held-out test split included)" in words
     # The diff of best against the seed.
     assert '<span class="add">+\treturn 2 // child&#39;s change</span>' in html
     assert '<span class="del">-\treturn 1</span>' in html
@@ -115,3 +119,25 @@ def test_a_missing_or_malformed_run_dir_is_a_user_error(run_dir: Path, damage, n
     out = CliRunner().invoke(main, ["report", str(run_dir)])
     assert out.exit_code == 2
     assert named in out.output and "Give the run dir" in out.output
+
+
+def test_a_router_keeps_its_colour_on_every_page() -> None:
+    from routesim_evolve.report.plots import FIXED_COLOURS, colours
+
+    run = colours(["best", "seed", "lnd-apriori", "lnd-bimodal", "oracle"])
+    compare = colours(["planner", "skeptic", "lnd-apriori", "lnd-bimodal", "oracle"])
+    assert run == {r: FIXED_COLOURS[r] for r in run}
+    assert all(compare[r] == run[r] for r in ("lnd-apriori", "lnd-bimodal", "oracle"))
+    assert compare["planner"] != compare["skeptic"]
+    assert colours(["skeptic", "planner"]) == {r: compare[r] for r in ("skeptic", "planner")}
+    assert not set(compare.values()) - set(FIXED_COLOURS.values()) >= {run["best"]}
+
+
+def test_a_degraded_run_says_so_in_its_header(run_dir: Path):
+    import json
+
+    settings = json.loads((run_dir / "settings.json").read_text())
+    settings["degraded"] = True
+    (run_dir / "settings.json").write_text(json.dumps(settings))
+    html = render_run_report(run_dir, references=MemoryReferences())
+    assert "degraded-attribution prompt addendum" in " ".join(html.split())

@@ -4,6 +4,7 @@ no pyplot state) and returned as PNG data URIs to embed in the page."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 from collections.abc import Sequence
 
@@ -16,13 +17,28 @@ from routesim_evolve.report.sizes import SizeBucket
 from routesim_evolve.score.stats import PairedComparison
 
 DPI = 100
-#: One colour per router, in a fixed order so a router keeps its colour across figures.
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-           "#7f7f7f")
+#: The routers every page shows, each in its own colour on every page.
+FIXED_COLOURS = {"best": "#1f77b4", "seed": "#ff7f0e", "lnd-apriori": "#2ca02c",
+                 "lnd-bimodal": "#d62728", "oracle": "#7f7f7f"}
+#: Colours for the other routers (candidates by name), picked by the name.
+PALETTE = ("#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939",
+           "#8c6d31")
 
 
 def colours(routers: Sequence[str]) -> dict[str, str]:
-    return {r: PALETTE[i % len(PALETTE)] for i, r in enumerate(routers)}
+    """One colour per router, the same on every page and figure: fixed for
+    the references, the seed and the best, by a hash of the name for the
+    rest (distinct among themselves while the palette lasts)."""
+    out = {r: FIXED_COLOURS[r] for r in routers if r in FIXED_COLOURS}
+    free = list(PALETTE)
+    for router in sorted(r for r in routers if r not in FIXED_COLOURS):
+        start = int(hashlib.sha256(router.encode()).hexdigest(), 16) % len(PALETTE)
+        pick = next((PALETTE[(start + k) % len(PALETTE)] for k in range(len(PALETTE))
+                     if PALETTE[(start + k) % len(PALETTE)] in free), PALETTE[start])
+        out[router] = pick
+        if pick in free:
+            free.remove(pick)
+    return out
 
 
 def to_data_uri(fig: Figure) -> str:
