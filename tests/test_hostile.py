@@ -858,3 +858,19 @@ def check(
         assert rebuild_s < 2, f"the second build took {rebuild_s:.1f} s"
         note = f"; again {rebuild_s:.3f} s, not compiled"
     return note
+
+
+def test_a_flood_of_error_text_is_cut_by_the_simulator(
+    examples: dict[str, ScenarioExample], references: LndReferences, tmp_path: Path
+) -> None:
+    """Floods (issue 27, class 4): a router whose every error is 6 MiB of
+    text leaves results and cached evaluations of honest size."""
+    source = seed_with('return nil, errors.New(strings.Repeat("é", 3<<20))',
+                       imports=('"strings"',))
+    evaluator = Evaluator(references, cache_dir=tmp_path / "evals", limits=LIMITS)
+    ev = evaluator.evaluate(source, examples[SCENARIO])
+    assert ev.result is not None, ev.feedback
+    errors = [p.error or "" for p in ev.result.payments]
+    assert errors and all(0 < len(e.encode()) <= 1003 for e in errors)
+    stored = sum(p.stat().st_size for p in (tmp_path / "evals").rglob("*.json"))
+    assert 0 < stored < 1 << 20

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -194,7 +195,7 @@ func (p *paymentRun) collect(pending []shard) {
 		p.timed(func() { err = p.router.ReportAttempt(s.id, report, result) })
 		if err != nil && p.terminal == "" {
 			p.terminal = ReasonRouterGaveUp
-			p.res.Error = err.Error()
+			p.res.Error = routerError(err)
 		}
 	}
 }
@@ -242,7 +243,7 @@ func (p *paymentRun) giveUp(routerErr error) {
 		p.res.FailureReason = p.terminal
 	case routerErr != nil:
 		p.res.FailureReason = ReasonRouterGaveUp
-		p.res.Error = routerErr.Error()
+		p.res.Error = routerError(routerErr)
 	default:
 		p.res.FailureReason = ReasonAttemptsExhausted
 	}
@@ -288,6 +289,24 @@ func (p *paymentRun) tellRouter(success bool) {
 		Released:  p.spec.Atomic && !success && len(p.held) > 0,
 	}
 	p.timed(func() { observer.PaymentEnded(outcome) })
+}
+
+// MaxErrorBytes bounds the text of a router's error kept in a result: a
+// router's Error can return anything, and the harness holds, scores and
+// stores every result.
+const MaxErrorBytes = 1000
+
+// routerError is err's text, cut to MaxErrorBytes on a rune boundary.
+func routerError(err error) string {
+	text := err.Error()
+	if len(text) <= MaxErrorBytes {
+		return text
+	}
+	cut := MaxErrorBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "…"
 }
 
 // addSat adds two amounts, saturating at the largest instead of wrapping.

@@ -90,7 +90,7 @@ func (w *World) runPayment(i int, pay scenario.Payment, factory routing.RouterFa
 	})
 	if err != nil {
 		res.FailureReason = ReasonRouterInitFailed
-		res.Error = err.Error()
+		res.Error = routerError(err)
 	} else {
 		p := &paymentRun{w: w, spec: spec, router: router,
 			res: &res, timed: watch.time, bound: limit}

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -440,5 +443,56 @@ func TestStrippedFailureTeachesNothing(t *testing.T) {
 		if learned == stripped {
 			t.Fatalf("stripped=%v: gossip learned the update: %v", stripped, learned)
 		}
+	}
+}
+
+// floodRouter fails with an error of the given text at once.
+type floodRouter struct{ text string }
+
+func (r floodRouter) RequestRoute(lnwire.MilliSatoshi, uint32) (*route.Route, error) {
+	return nil, errors.New(r.text)
+}
+
+func (r floodRouter) ReportAttempt(uint64, *route.Route, *routing.SimAttemptResult) error {
+	return nil
+}
+
+// TestARoutersErrorTextIsBounded checks that a router's error, however
+// long, is kept to MaxErrorBytes, cut on a rune boundary, whether it comes
+// from the factory or from a request.
+func TestARoutersErrorTextIsBounded(t *testing.T) {
+	sc := lineScenario(3, 1_000_000, testPolicy(1000, 100, 40), 10_000_000)
+	flood := strings.Repeat("é", 3<<20) // 6 MiB
+	tests := []struct {
+		name    string
+		factory routing.RouterFactory
+	}{
+		{"from the factory", func(routing.SimNetworkView, route.Vertex,
+			map[uint64]lnwire.MilliSatoshi, *routing.SimPaymentSpec) (routing.SimRouter, error) {
+			return nil, errors.New(flood)
+		}},
+		{"from a request", func(routing.SimNetworkView, route.Vertex,
+			map[uint64]lnwire.MilliSatoshi, *routing.SimPaymentSpec) (routing.SimRouter, error) {
+			return floodRouter{flood}, nil
+		}},
+		{"a short one whole", func(routing.SimNetworkView, route.Vertex,
+			map[uint64]lnwire.MilliSatoshi, *routing.SimPaymentSpec) (routing.SimRouter, error) {
+			return floodRouter{"no route"}, nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Run(sc, tt.factory, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Payments[0].Error
+			if len(text) > MaxErrorBytes+len("…") || !utf8.ValidString(text) {
+				t.Fatalf("error of %d bytes (valid UTF-8: %v)", len(text), utf8.ValidString(text))
+			}
+			if tt.name == "a short one whole" && text != "no route" {
+				t.Fatalf("error %q", text)
+			}
+		})
 	}
 }

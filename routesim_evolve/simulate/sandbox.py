@@ -67,8 +67,12 @@ class SandboxLimits(BaseModel):
     gomaxprocs: int = Field(default=1, ge=1)
     #: Captured bytes kept per stream (half from the head, half the tail).
     output_cap_bytes: int = Field(default=256 * 1024, gt=0)
-    #: Largest file the process may write, and largest result read.
-    result_cap_bytes: int = Field(default=1 * GIB, gt=0)
+    #: Largest file the process may write, and largest result read. An
+    #: honest result takes at most about 7 KB a payment (40 attempts logged;
+    #: a router's error text is cut to 1,000 bytes by the simulator), so 16 MiB
+    #: holds scenarios of over 2,000 payments, while a flood of text stops
+    #: here instead of in the harness's memory and the evaluation cache.
+    result_cap_bytes: int = Field(default=16 * MIB, gt=0)
     #: Time between SIGQUIT (print stacks) and SIGKILL after a timeout.
     kill_grace_s: float = Field(default=1.0, ge=0)
     isolate_network: bool = True
