@@ -57,7 +57,8 @@ def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_p
 def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp_path: Path):
     val = load_examples(tiny_corpus, "val")
     runner = Counting()
-    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner)
+    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner,
+                          recheck_share=0.0)
     evals = evaluator.evaluate_many(SEED, val, workers=2)
     assert all(ev.status == "ok" for ev in evals)
     assert runner.runs == len(val) + len({e.arena for e in val})
@@ -65,5 +66,44 @@ def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp
     again = Counting()
     other = next(e for e in load_examples(tiny_corpus, "train")
                  if e.arena == val[0].arena)
-    Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=again).evaluate(SEED, other)
+    Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=again,
+              recheck_share=0.0).evaluate(SEED, other)
     assert again.runs == 1
+
+
+class Flaky:
+    """Runs the seed, but the second run of one scenario gives a result that
+    differs (a router nondeterministic only there)."""
+
+    def __init__(self, where: Path) -> None:
+        self.where, self.seen, self.runs = where.resolve(), set(), 0
+
+    def __call__(self, source: str, path: Path):
+        self.runs += 1
+        outcome = run_candidate(source, path, timeout=60)
+        here = Path(path).resolve()
+        if here == self.where and here in self.seen and outcome.result is not None:
+            return outcome.model_copy(update={"result_sha256": "differs"})
+        self.seen.add(here)
+        return outcome
+
+
+def test_a_router_nondeterministic_after_the_checked_scenario_is_caught(
+    tiny_corpus: Path, tmp_path: Path
+):
+    val = load_examples(tiny_corpus, "val")
+    arena = val[0].arena
+    later = next(e for e in load_examples(tiny_corpus, "train") if e.arena == arena)
+    for share, caught in ((0.0, False), (1.0, True)):
+        flaky = Flaky(later.path)
+        evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / f"evals{share}",
+                              runner=flaky, recheck_share=share)
+        first = evaluator.evaluate(SEED, val[0])  # the arena's checked scenario
+        assert first.status == "ok"
+        ev = evaluator.evaluate(SEED, later)
+        assert (ev.status == "nondeterministic") is caught, ev.status
+    # The secret decides: the same scenario is picked, or not, at random
+    # across processes, and about the share of them.
+    from routesim_evolve.score.determinism import DeterminismCheck
+    picks = [DeterminismCheck(None, recheck_share=0.2).picked("c", "s") for _ in range(400)]
+    assert 40 < sum(picks) < 130

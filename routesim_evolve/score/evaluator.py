@@ -27,7 +27,7 @@ from routesim_evolve.build.heartbeat import heartbeat
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.axes import SCORING_VERSION, ZERO, ScoreAxes, score_result
-from routesim_evolve.score.determinism import DeterminismCheck
+from routesim_evolve.score.determinism import RECHECK_SHARE, DeterminismCheck
 from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.executor import LOCAL, Executor
@@ -82,11 +82,12 @@ class Evaluator:
         limits: SandboxLimits = DEFAULT_LIMITS,
         runner: Runner | None = None,
         executor: Executor = LOCAL,
+        recheck_share: float = RECHECK_SHARE,
     ) -> None:
         self._references = references
         self._cache_dir = cache_dir
         self._scenarios: dict[str, Scenario] = {}
-        self._determinism = DeterminismCheck(cache_dir)
+        self._determinism = DeterminismCheck(cache_dir, recheck_share=recheck_share)
         self._rules_lock = threading.Lock()
         self._run: Runner = runner or (
             lambda source, path: run_candidate(source, path, limits=limits, executor=executor)
