@@ -131,32 +131,31 @@ def test_permanent_errors_are_not_retried(provider: Provider, status: int, kind:
     assert failed.value.permanent
 
 
-def test_an_overloaded_event_inside_a_200_stream_is_retried() -> None:
+def _retried_or_refused(provider: Provider, failing: httpx2.Response, said: str | None) -> None:
+    """A failing stream then a good reply: retried once after 1 s when
+    `said` is None, else refused at once as permanent, saying `said`."""
     sleeps: list[float] = []
-    for kind, retried in (("overloaded_error", True), ("invalid_request_error", False)):
-        server = QueuedServer([event_stream(llm_shapes.anthropic_stream_error(kind)),
-                               ANTHROPIC.ok(GOOD_REPLY)])
-        backend = ANTHROPIC.backend(server, sleeps=sleeps)
-        if retried:
-            assert backend.complete(PROMPT).text == GOOD_REPLY and sleeps == [1.0]
-        else:
-            with pytest.raises(ProposalFailed) as info:
-                backend.complete(PROMPT)
-            assert info.value.permanent and "invalid_request_error" in str(info.value)
-
-
-@pytest.mark.parametrize(("code", "retried"), [("server_error", True), ("invalid_prompt", False)])
-def test_a_failed_responses_stream_is_classified_not_a_crash(code: str, retried: bool) -> None:
-    sleeps: list[float] = []
-    server = QueuedServer([OPENAI.ok("partial", status="failed", error_code=code),
-                           OPENAI.ok(GOOD_REPLY)])
-    backend = OPENAI.backend(server, sleeps=sleeps)
-    if retried:
+    backend = provider.backend(QueuedServer([failing, provider.ok(GOOD_REPLY)]), sleeps=sleeps)
+    if said is None:
         assert backend.complete(PROMPT).text == GOOD_REPLY and sleeps == [1.0]
-    else:
-        with pytest.raises(ProposalFailed) as info:
-            backend.complete(PROMPT)
-        assert info.value.permanent and "the response failed: invalid_prompt" in str(info.value)
+        return
+    with pytest.raises(ProposalFailed) as info:
+        backend.complete(PROMPT)
+    assert info.value.permanent and said in str(info.value) and not sleeps
+
+
+@pytest.mark.parametrize(("kind", "said"), [("overloaded_error", None),
+                                            ("invalid_request_error", "invalid_request_error")])
+def test_an_error_event_inside_a_200_stream_is_classified_by_its_type(
+    kind: str, said: str | None
+) -> None:
+    _retried_or_refused(ANTHROPIC, event_stream(llm_shapes.anthropic_stream_error(kind)), said)
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    ("server_error", None), ("invalid_prompt", "the response failed: invalid_prompt")])
+def test_a_failed_responses_stream_is_classified_not_a_crash(code: str, said: str | None) -> None:
+    _retried_or_refused(OPENAI, OPENAI.ok("partial", status="failed", error_code=code), said)
 
 
 def test_an_incomplete_responses_stream_keeps_what_arrived_and_asks_again() -> None:
