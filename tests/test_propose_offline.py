@@ -41,6 +41,14 @@ def test_set_value_rewrites_only_the_literal():
     assert out.count("\n") == SOURCE.count("\n")
 
 
+def test_a_one_line_declaration_is_named_by_its_name_not_its_keyword():
+    source = ('package main\n\nconst feeWeight = 0.3 // evolve:tunable [0, 2] fee\n'
+              'var mode string = "a" // evolve:choice a|b\n')
+    knobs = {k.name: k for k in find_tunables(source)}
+    assert set(knobs) == {"feeWeight", "mode"}
+    assert "const feeWeight = 0.5 // evolve:tunable" in set_value(source, knobs["feeWeight"], 0.5)
+
+
 def test_set_value_refuses_a_moved_line():
     knob = find_tunables(SOURCE)[0]
     with pytest.raises(ValueError, match="minShardMsat"):

@@ -30,12 +30,15 @@ _AXIS_WORDS: dict[str, Axis] = {
 }
 
 _NUMBER = r"-?(?:\d[\d_]*)(?:\.\d[\d_]*)?(?:[eE][-+]?\d+)?"
+# A declaration's name: after `const` or `var` when the line has one (a
+# one-line `const name = …`), else its first word (inside a block).
+_NAME = r"(?:(?:const|var)\s+)?(?P<name>\w+)"
 _TUNABLE = re.compile(
-    rf"^(?P<head>\s*(?P<name>\w+)\s*(?:\w[\w.]*\s*)?=\s*)(?P<value>{_NUMBER})"
+    rf"^(?P<head>\s*{_NAME}\s*(?:\w[\w.]*\s*)?=\s*)(?P<value>{_NUMBER})"
     rf"(?P<mid>\s*//\s*evolve:tunable)(?P<tail>.*)$"
 )
 _CHOICE = re.compile(
-    r'^(?P<head>\s*(?P<name>\w+)\s*(?:\w[\w.]*\s*)?=\s*)"(?P<value>[^"]*)"'
+    rf'^(?P<head>\s*{_NAME}\s*(?:\w[\w.]*\s*)?=\s*)"(?P<value>[^"]*)"'
     r"(?P<mid>\s*//\s*evolve:choice\s+)(?P<options>[\w|.-]+)(?P<tail>.*)$"
 )
 _BOUNDS = re.compile(rf"\[\s*(?P<lo>{_NUMBER})\s*,\s*(?P<hi>{_NUMBER})\s*\]")
