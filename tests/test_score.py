@@ -97,3 +97,17 @@ def test_retry_counts_failed_attempts_whatever_the_parts(result, attempts, parts
     splitting a payment finer neither hides a failure nor costs one."""
     res = _result([_payment(0, success=True, attempts=attempts, parts=parts)], result)
     assert score_result(res).retry_efficiency == pytest.approx(retry)
+
+
+def test_feedback_says_what_was_feasible(result):
+    data = result.model_dump()
+    data["payments"][-1]["feasible"] = False
+    data["payments"][-1]["success"] = False
+    missed = Result.model_validate(data)
+    text = describe_result(missed, {})
+    assert f"({result.totals.feasible} feasible in its world" in text
+    # A payment lnd delivered and the candidate did not, infeasible in the
+    # candidate's own world: its earlier payments spent what it needed.
+    lnd = result.model_copy(update={"router": "lnd-apriori"})
+    text = describe_result(missed, {"lnd-apriori": lnd})
+    assert f"#{len(data['payments']) - 1} " in text and "infeasible in your world" in text

@@ -81,7 +81,8 @@ def _headline(result: Result, references: Mapping[str, Result]) -> str:
 def _summary(res: Result, axes: ScoreAxes) -> str:
     t = res.totals
     return (
-        f"delivered {t.succeeded}/{t.payments}, {t.attempts_per_payment:.1f} attempts/payment, "
+        f"delivered {t.succeeded}/{t.payments} ({t.feasible} feasible in its world: no router "
+        f"could deliver the others), {t.attempts_per_payment:.1f} attempts/payment, "
         f"fees {t.fee_ppm:.0f} ppm; score {axes.score:.3f} "
         f"(success {axes.success:.2f}, retry {axes.retry_efficiency:.2f}, "
         f"fee {axes.fee_efficiency:.2f})"
@@ -116,6 +117,8 @@ def _payment_line(p: PaymentResult) -> str:
     text = f"#{p.index} {sat:,} sat: {p.failure_reason or 'failed'} after {p.attempts} attempts"
     if p.delivered_msat:
         text += f" ({p.delivered_msat // 1000:,} sat arrived)"
+    if not p.feasible:
+        text += " (infeasible in your world: no router could have delivered it then)"
     if p.error:
         text += f', error "{_clip(p.error)}"'
     if p.failures:
