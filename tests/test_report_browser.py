@@ -21,7 +21,7 @@ from PIL import Image
 from report_run import MemoryReferences, make_run
 
 from routesim_evolve.report.html import render_run_report
-from routesim_evolve.report.plots import PALETTE
+from routesim_evolve.report.plots import FIXED_COLOURS
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 #: Appended to a copy of the page: once it has loaded, count the images
@@ -84,7 +84,7 @@ def test_report_renders_in_chromium_with_every_image(tiny_corpus: Path, tmp_path
     assert ink > 0.02 * WIDTH * HEIGHT, f"the page looks blank: {ink} dark pixels"
     # Orange and green are drawn only inside the figures (the seed's and
     # lnd-apriori's colour): seeing them means the figures were painted.
-    for colour in (PALETTE[1], PALETTE[2]):
+    for colour in (FIXED_COLOURS["seed"], FIXED_COLOURS["lnd-apriori"]):
         rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
         near = int((np.abs(pixels - rgb).max(axis=2) < 12).sum())
         assert near > 500, f"{colour} appears on {near} pixels only: figures not painted?"
