@@ -44,6 +44,7 @@ type bound struct {
 	spec     *routing.SimPaymentSpec
 	dynamic  bool   // background traffic moves liquidity between rounds
 	perEdge  uint64 // HTLCs a direction may carry in what one check bounds
+	target   int    // the target's node index; -1 when the world lacks it
 	usable   []bool // by direction index 2·channel+d
 	reached  lnwire.MilliSatoshi
 	feasible bool
@@ -51,12 +52,15 @@ type bound struct {
 
 // newBound prepares the bound of a payment at its start and checks it there.
 func (w *World) newBound(spec *routing.SimPaymentSpec) *bound {
-	b := &bound{w: w, spec: spec, dynamic: w.traffic.perSecond > 0}
+	b := &bound{w: w, spec: spec, dynamic: w.traffic.perSecond > 0, target: -1}
+	if t, ok := w.net.nodeIndex[spec.Target]; ok {
+		b.target = t
+	}
 	b.perEdge = uint64(spec.MaxAttempts)
 	if b.dynamic {
 		b.perEdge = uint64(spec.MaxParts)
 	}
-	b.usable = w.net.usableFor(w.source, w.targetIndex(spec), spec, w.BlockHeight())
+	b.usable = w.net.usableFor(w.source, b.target, spec, w.BlockHeight())
 	b.check(0)
 	return b
 }
@@ -77,7 +81,7 @@ func (b *bound) check(delivered lnwire.MilliSatoshi) {
 	}
 	want := b.spec.Amount - min(delivered, b.spec.Amount)
 	net := b.w.net
-	flow := net.maxFlow(b.w.source, b.w.targetIndex(b.spec), uint64(want), func(dir int) uint64 {
+	flow := net.maxFlow(b.w.source, b.target, uint64(want), func(dir int) uint64 {
 		if !b.usable[dir] {
 			return 0
 		}
@@ -94,14 +98,6 @@ func (b *bound) check(delivered lnwire.MilliSatoshi) {
 	b.feasible = b.reached >= b.spec.Amount
 }
 
-// targetIndex is the node index of a payment's target; -1 when unknown.
-func (w *World) targetIndex(spec *routing.SimPaymentSpec) int {
-	if i, ok := w.net.nodeIndex[spec.Target]; ok {
-		return i
-	}
-	return -1
-}
-
 // usableFor marks every channel direction some route of the payment could
 // use: one with a usable actual policy (the sender's own always), on a path
 // from source to target within the hop limit, the cltv limit and the fee
@@ -113,18 +109,13 @@ func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec, he
 		return usable
 	}
 	largest := uint64(spec.Amount) + uint64(spec.FeeLimit) // no HTLC can be larger
-	for ci := range n.channels {
-		c := &n.channels[ci]
-		for d := 0; d < 2; d++ {
-			p := c.actual[d]
-			usable[2*ci+d] = c.nodes[d] == source ||
-				(p != nil && !p.IsDisabled && uint64(p.MinHTLC) <= largest)
-		}
+	own := func(dir int) bool { return n.channels[dir/2].nodes[dir%2] == source }
+	policy := func(dir int) *routing.CachedEdgePolicy { return n.channels[dir/2].actual[dir%2] }
+	for dir := range usable {
+		usable[dir] = own(dir) || (n.forwards(dir, source) && uint64(policy(dir).MinHTLC) <= largest)
 	}
 	// What a direction adds to a route when it is not the first hop: the
 	// sender charges itself no fee and no delta, but its hop counts.
-	own := func(dir int) bool { return n.channels[dir/2].nodes[dir%2] == source }
-	policy := func(dir int) *routing.CachedEdgePolicy { return n.channels[dir/2].actual[dir%2] }
 	limits := []struct {
 		total  uint64
 		weight func(dir int) uint64
@@ -150,11 +141,20 @@ func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec, he
 			if ok {
 				c := &n.channels[dir/2]
 				u, v := c.nodes[dir%2], c.nodes[1-dir%2]
-				usable[dir] = addSat64(addSat64(from[u], l.weight(dir)), to[v]) <= l.total
+				usable[dir] = addSat(addSat(from[u], l.weight(dir)), to[v]) <= l.total
 			}
 		}
 	}
 	return usable
+}
+
+// forwards reports whether direction dir can carry an HTLC at all: its
+// node has an enabled actual policy, or it is the sender's own channel,
+// where the sender checks only its balance.
+func (n *Network) forwards(dir, source int) bool {
+	c := &n.channels[dir/2]
+	p := c.actual[dir%2]
+	return c.nodes[dir%2] == source || (p != nil && !p.IsDisabled)
 }
 
 // cltvBudget is what the cltv deltas of a route's hops may add up to: the
@@ -177,14 +177,6 @@ func mulSat(a, b uint64) uint64 {
 	return a * b
 }
 
-// addSat64 adds, saturating at the largest uint64.
-func addSat64(a, b uint64) uint64 {
-	if a > math.MaxUint64-b {
-		return math.MaxUint64
-	}
-	return a + b
-}
-
 // MaxFlowTo is the largest amount the sender could send to target now: a
 // maximum flow over the true balances along every direction with an
 // enabled actual policy (the sender's own always), with no payment's limits
@@ -197,12 +189,10 @@ func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
 	}
 	net := w.net
 	flow := net.maxFlow(w.source, t, math.MaxUint64, func(dir int) uint64 {
-		c := &net.channels[dir/2]
-		d := dir % 2
-		if p := c.actual[d]; c.nodes[d] != w.source && (p == nil || p.IsDisabled) {
+		if !net.forwards(dir, w.source) {
 			return 0
 		}
-		return uint64(c.local[d])
+		return uint64(net.channels[dir/2].local[dir%2])
 	})
 	return lnwire.MilliSatoshi(flow)
 }

@@ -7,8 +7,7 @@ import (
 	"github.com/routesim-evolve/routesim/internal/flownet"
 )
 
-// Graph algorithms over the true network for the feasible bound and the
-// cheapest plan. A channel
+// Graph algorithms over the true network for the feasible bound. A channel
 // direction is indexed 2·channel+d: from c.nodes[d] to c.nodes[1-d].
 
 // distances is the least total weight of a path of usable directions from
@@ -38,7 +37,7 @@ func (n *Network) distances(node int, reverse bool, usable []bool, weight func(d
 				continue
 			}
 			next := c.nodes[1-c.direction(top.node)]
-			if nd := addSat64(top.dist, weight(dir)); nd < dist[next] {
+			if nd := addSat(top.dist, weight(dir)); nd < dist[next] {
 				dist[next] = nd
 				heap.Push(q, nodeDist{node: next, dist: nd})
 			}
@@ -67,11 +66,10 @@ func (q *distQueue) Pop() any {
 }
 
 // flowNet is the network as a flow network: an arc per channel direction
-// whose capacity(dir) is positive, costing cost(dir) per msat (nil: free),
-// the arc's Edge the direction's index. A channel's two directions are
+// whose capacity(dir) is positive, the arc's Edge the direction's index. A channel's two directions are
 // separate arcs, each holding what its end can send, so a cut counts the
 // direction that crosses it, as the bound's argument does (bound.go).
-func (n *Network) flowNet(capacity func(dir int) uint64, cost func(dir int) int64) *flownet.Net {
+func (n *Network) flowNet(capacity func(dir int) uint64) *flownet.Net {
 	net := flownet.New(len(n.nodes))
 	for ci := range n.channels {
 		c := &n.channels[ci]
@@ -81,11 +79,7 @@ func (n *Network) flowNet(capacity func(dir int) uint64, cost func(dir int) int6
 			if room == 0 {
 				continue
 			}
-			unit := int64(0)
-			if cost != nil {
-				unit = cost(dir)
-			}
-			net.AddArc(c.nodes[d], c.nodes[1-d], int64(room), unit, dir)
+			net.AddArc(c.nodes[d], c.nodes[1-d], int64(room), 0, dir)
 		}
 	}
 	return net
@@ -97,5 +91,5 @@ func (n *Network) maxFlow(s, t int, want uint64, capacity func(dir int) uint64) 
 	if s < 0 || t < 0 || s == t || want == 0 {
 		return 0
 	}
-	return uint64(n.flowNet(capacity, nil).MaxFlow(s, t, int64(min(want, math.MaxInt64))))
+	return uint64(n.flowNet(capacity).MaxFlow(s, t, int64(min(want, math.MaxInt64))))
 }

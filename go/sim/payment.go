@@ -310,7 +310,7 @@ func routerError(err error) string {
 }
 
 // addSat adds two amounts, saturating at the largest instead of wrapping.
-func addSat(a, b lnwire.MilliSatoshi) lnwire.MilliSatoshi {
+func addSat[T ~uint64](a, b T) T {
 	if a > math.MaxUint64-b {
 		return math.MaxUint64
 	}

@@ -1,6 +1,6 @@
 // Package flownet is the flow network the trusted side of the simulator
-// solves on: the feasible bound and the cheapest plan of every payment
-// (package sim), and the oracle's plans. Capacities and costs are integers
+// solves on: the feasible bound of every payment (package sim) and the
+// oracle's plans. Capacities and costs are integers
 // (msat and ppm); arcs come in pairs, an arc and its residual twin.
 package flownet
 
@@ -111,7 +111,7 @@ func (f *Net) Paths(s, t int) []Path {
 	var arcs []routekit.FlowArc
 	var edges []int // arc → true edge
 	for i := 0; i < len(f.Arcs); i += 2 {
-		if sent := f.Arcs[i+1].Cap; sent > 0 { // the twin's capacity is the flow sent
+		if sent := f.Flow(i); sent > 0 {
 			arcs = append(arcs, routekit.FlowArc{From: routekit.NodeID(f.Arcs[i+1].To),
 				To: routekit.NodeID(f.Arcs[i].To), Units: sent})
 			edges = append(edges, f.Arcs[i].Edge)
