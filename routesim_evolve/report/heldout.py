@@ -113,13 +113,14 @@ def arena_rows(comparison: Comparison) -> list[ArenaRow]:
     rows: list[ArenaRow] = []
     arenas = sorted({s.arena for s in comparison.scores})
     for arena in [*arenas, "all"]:
+        in_arena: list[ArenaRow] = []
         for router in comparison.routers:
             scored = [s for s in by_router[router] if arena in ("all", s.arena)]
             if not scored:
                 continue
             n = len(scored)
             feasible = [s.feasible for s in scored]
-            row = ArenaRow(
+            in_arena.append(ArenaRow(
                 arena=arena, router=router, scenarios=n,
                 success=sum(r.success for r in scored) / n,
                 attempts_per_payment=sum(r.attempts_per_payment for r in scored) / n,
@@ -127,13 +128,14 @@ def arena_rows(comparison: Comparison) -> list[ArenaRow]:
                 score=sum(r.score for r in scored) / n,
                 delivered=sum(r.delivered for r in scored),
                 feasible=None if None in feasible else sum(f or 0 for f in feasible),
-            )
-            rows.append(row)
-        _fill_headroom([r for r in rows if r.arena == arena], comparison, arena)
+            ))
+        _fill_headroom(in_arena, by_router, arena)
+        rows += in_arena
     return rows
 
 
-def _fill_headroom(rows: Sequence[ArenaRow], comparison: Comparison, arena: str) -> None:
+def _fill_headroom(rows: Sequence[ArenaRow], by_router: Mapping[str, Sequence[RouterScore]],
+                   arena: str) -> None:
     """Each non-lnd row's headroom captured against the better lnd row of
     the arena, with its interval over the samples every router ran."""
     lnd = [r.of_feasible for r in rows if r.router in LND_ROUTERS]
@@ -147,7 +149,7 @@ def _fill_headroom(rows: Sequence[ArenaRow], comparison: Comparison, arena: str)
         row.headroom = headroom_captured(mine, better)
         row.no_gap = row.headroom is None
         if row.headroom is not None:
-            interval = _headroom_interval(row.router, comparison, arena)
+            interval = _headroom_interval(row.router, by_router, arena)
             row.headroom_low, row.headroom_high = interval or (None, None)
 
 
@@ -225,12 +227,10 @@ def render_distance(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _headroom_interval(router: str, comparison: Comparison,
+def _headroom_interval(router: str, by_router: Mapping[str, Sequence[RouterScore]],
                        arena: str) -> tuple[float, float] | None:
     """The bootstrap interval of the router's headroom over the samples of
     the arena that lnd's routers also ran, clustered by original scenario."""
-    by_router = comparison.by_router()
-
     def counts(name: str) -> dict[str, tuple[int, int]]:
         return {s.scenario: (s.delivered, s.feasible) for s in by_router.get(name, ())
                 if arena in ("all", s.arena) and s.feasible is not None}
