@@ -65,24 +65,25 @@ func (q *distQueue) Pop() any {
 	return x
 }
 
-// flowNet is the network as a flow network: an arc per channel direction
-// whose capacity(dir) is positive, the arc's Edge the direction's index. A channel's two directions are
-// separate arcs, each holding what its end can send, so a cut counts the
-// direction that crosses it, as the bound's argument does (bound.go).
+// flowNet is the network as a flow network, an arc per channel direction
+// (the arc's Edge the direction's index), each with capacity(dir). A
+// channel's two directions are separate arcs, each holding what its end can
+// send, so a cut counts the direction that crosses it, as the bound's
+// argument does (bound.go). The arcs are built once per network and their
+// capacities set anew for each solve: the bound solves one or more flows
+// per payment.
 func (n *Network) flowNet(capacity func(dir int) uint64) *flownet.Net {
-	net := flownet.New(len(n.nodes))
-	for ci := range n.channels {
-		c := &n.channels[ci]
-		for d := 0; d < 2; d++ {
-			dir := 2*ci + d
-			room := min(capacity(dir), math.MaxInt64)
-			if room == 0 {
-				continue
+	if n.flow == nil {
+		n.flow = flownet.New(len(n.nodes))
+		for ci := range n.channels {
+			c := &n.channels[ci]
+			for d := 0; d < 2; d++ {
+				n.flow.AddArc(c.nodes[d], c.nodes[1-d], 0, 0, 2*ci+d)
 			}
-			net.AddArc(c.nodes[d], c.nodes[1-d], int64(room), 0, dir)
 		}
 	}
-	return net
+	n.flow.Reset(func(dir int) int64 { return int64(min(capacity(dir), math.MaxInt64)) })
+	return n.flow
 }
 
 // maxFlow is the largest flow from s to t, up to want, with direction dir

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/internal/flownet"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
 )
@@ -56,6 +57,7 @@ type Network struct {
 	adjacent  [][]int // channel indices of each node, by channel id
 	channels  []channel
 	chanIndex map[uint64]int
+	flow      *flownet.Net // the feasible bound's arcs, built on first use (flow.go)
 }
 
 // newNetwork builds the network of a graph file, with announced policies as

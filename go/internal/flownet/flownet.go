@@ -284,5 +284,14 @@ func (f *Net) augment(u, t int, limit int64, level, cursor []int) int64 {
 	return 0
 }
 
+// Reset sets every arc's capacity anew, capacity(edge) on an arc (at most 0
+// closes it) and none on its twin, so that one network built for a fixed
+// topology serves many solves without being built again.
+func (f *Net) Reset(capacity func(edge int) int64) {
+	for i := 0; i < len(f.Arcs); i += 2 {
+		f.Arcs[i].Cap, f.Arcs[i+1].Cap = max(capacity(f.Arcs[i].Edge), 0), 0
+	}
+}
+
 // Flow is the flow an arc pair carries: its twin's capacity.
 func (f *Net) Flow(arc int) int64 { return f.Arcs[arc^1].Cap }
