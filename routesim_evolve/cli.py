@@ -32,6 +32,7 @@ from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
+    render_axes,
     render_distance,
     render_pairs,
     render_sanity,
@@ -286,6 +287,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
     click.echo("\n## Per scenario: score (success)\n\n" + render_scenarios(comparison))
     click.echo("\n## Per arena\n\n" + render_table(comparison))
+    click.echo("\n## Score axes, per arena\n\n" + render_axes(comparison))
     click.echo("\n## Distance to the oracle, by score axis\n\n" + render_distance(comparison))
     click.echo("\n" + render_sanity(comparison))
     if with_pairs:

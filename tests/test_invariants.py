@@ -86,6 +86,20 @@ def _bound_over_amount(doc: dict[str, Any]) -> None:
     _first_success(doc)["bound_msat"] += 1
 
 
+def _below_cheapest(doc: dict[str, Any]) -> None:
+    p = _first_success(doc)
+    allowance = sum(a["hops"] - 1 for a in p["attempt_log"] if a["fail_idx"] < 0)
+    p["cheapest_fee_msat"] = p["fee_msat"] + allowance + 1
+
+
+def _cheapest_of_a_failure(doc: dict[str, Any]) -> None:
+    _first_failure(doc)["cheapest_fee_msat"] = 1
+
+
+def _quick_time(doc: dict[str, Any]) -> None:
+    _first_success(doc)["elapsed_s"] = 0.5
+
+
 @pytest.mark.parametrize(
     ("forge", "said"),
     [
@@ -99,6 +113,9 @@ def _bound_over_amount(doc: dict[str, Any]) -> None:
         (_other_amount, "amount differ"),
         (_beaten_bound, "feasible bound says no router"),
         (_bound_over_amount, "but the bound allows"),
+        (_below_cheapest, "below the cheapest plan"),
+        (_cheapest_of_a_failure, "undelivered, yet a cheapest plan"),
+        (_quick_time, "s elapsed, but"),
     ],
 )
 def test_each_forgery_is_named(forge: Callable[[dict[str, Any]], None], said: str):
@@ -108,6 +125,18 @@ def test_each_forgery_is_named(forge: Callable[[dict[str, Any]], None], said: st
 
 def test_an_honest_result_passes():
     assert result_violations(Result.model_validate_json(RESULT.read_bytes()), SCENARIO) == []
+
+
+def test_the_rounding_allowance_is_allowed():
+    """A fee under the cheapest plan by lnd's rounding (under 1 msat a hop
+    after the first, per arrived part) is honest."""
+    def at_allowance(doc: dict[str, Any]) -> None:
+        p = _first_success(doc)
+        allowance = sum(a["hops"] - 1 for a in p["attempt_log"] if a["fail_idx"] < 0)
+        assert allowance > 0
+        p["cheapest_fee_msat"] = p["fee_msat"] + allowance
+
+    assert result_violations(_forged(at_allowance), SCENARIO) == []
 
 
 def test_lnd_results_keep_every_rule(tiny_corpus: Path):

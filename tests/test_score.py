@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from routesim_evolve.score.axes import ZERO, score_result
+from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
 from routesim_evolve.score.feedback import describe_result
 from routesim_evolve.simulate.result import Result
 
@@ -17,13 +17,25 @@ def result() -> Result:
     return Result.model_validate_json(EXAMPLE.read_bytes())
 
 
-def _payment(index, *, success, attempts=1, parts=1, fee=0, limit=1000, reason=""):
+def _payment(index, *, success, attempts=1, parts=1, fee=0, limit=1000, reason="",
+             cheapest=0, rounds=1, latency=2.0):
+    """A payment whose attempts spread over `rounds` rounds, the arrived
+    parts last."""
+    def arrived(k: int) -> bool:
+        return success and k >= attempts - parts
+
+    log = [{"amount_msat": 1000, "fee_msat": 0, "hops": 2, "time_lock": 0,
+            "outcome": "settled" if arrived(k) else "temporary_channel_failure",
+            "fail_idx": -1 if arrived(k) else 1, "reported_idx": -1 if arrived(k) else 1,
+            "round": min(k, rounds - 1) if k < attempts - 1 else rounds - 1}
+           for k in range(attempts)]
     return {
         "index": index, "target": "02" + "00" * 32, "amount_msat": 1_000_000,
         "delivered_msat": 1_000_000 if success else 0, "success": success,
         "feasible": True, "bound_msat": 1_000_000, "attempts": attempts, "parts": parts,
         "fee_msat": fee, "fee_limit_msat": limit,
-        "failure_reason": reason, "router_ns": 0, "attempt_log": [],
+        "cheapest_fee_msat": cheapest if success else 0, "elapsed_s": rounds * latency,
+        "failure_reason": reason, "router_ns": 0, "attempt_log": log,
     }
 
 
@@ -35,9 +47,10 @@ def _result(payments, template: Result) -> Result:
 
 def test_axes_on_known_payments(result):
     res = _result([
-        _payment(0, success=True, attempts=2, parts=1, fee=100, limit=1000),
-        _payment(1, success=True, attempts=5, parts=3, fee=0, limit=1000),
-        _payment(2, success=False, attempts=5, reason="attempts_exhausted"),
+        _payment(0, success=True, attempts=2, parts=1, fee=100, limit=1000, cheapest=50,
+                 rounds=2),
+        _payment(1, success=True, attempts=5, parts=3, fee=0, limit=1000, rounds=1),
+        _payment(2, success=False, attempts=5, reason="attempts_exhausted", rounds=5),
         _payment(3, success=False, attempts=1, reason="router_gave_up"),
     ], result)
     axes = score_result(res)
@@ -45,18 +58,51 @@ def test_axes_on_known_payments(result):
     # One failure, then two: 1/2 and 1/3, whatever the parts.
     retry = (1 / 2 + 1 / 3) / 2
     assert axes.retry_efficiency == pytest.approx(retry)
-    assert axes.fee_efficiency == pytest.approx((0.9 + 1.0) / 2)
-    assert axes.score == pytest.approx((2 + 0.5 * retry + 0.5 * 0.95) / 5)
+    # Two rounds, then one.
+    time = (1 / 2 + 1) / 2
+    assert axes.time_efficiency == pytest.approx(time)
+    # 50 msat above the cheapest plan's 50, of the 950 above it up to the limit.
+    fee = (1 - 50 / 950 + 1.0) / 2
+    assert axes.fee_efficiency == pytest.approx(fee)
+    assert axes.score == pytest.approx((2 + (retry + time + fee) / 3) / 5)
     terms = axes.terms()
-    assert (terms.success, terms.retry, terms.fee) == pytest.approx(
-        (2 / 5, 0.5 * retry / 5, 0.5 * 0.95 / 5))
-    assert terms.success + terms.retry + terms.fee == pytest.approx(axes.score)
+    assert (terms.success, terms.retry, terms.time, terms.fee) == pytest.approx(
+        (2 / 5, retry / 3 / 5, time / 3 / 5, fee / 3 / 5))
+    assert terms.total == pytest.approx(axes.score)
+
+
+@pytest.mark.parametrize("fee, cheapest, limit, left", [
+    (100, 100, 1000, 1.0),     # the cheapest plan's fee
+    (99, 100, 1000, 1.0),      # under it by lnd's rounding
+    (550, 100, 1000, 0.5),     # half the budget above the cheapest spent
+    (1000, 100, 1000, 0.0),    # the whole budget
+    (1000, 1000, 1000, 1.0),   # no room above the cheapest: nothing to save
+])
+def test_fee_counts_the_budget_above_the_cheapest_plan(result, fee, cheapest, limit, left):
+    res = _result([_payment(0, success=True, fee=fee, cheapest=cheapest, limit=limit)], result)
+    assert score_result(res).fee_efficiency == pytest.approx(left)
+
+
+def test_time_is_one_without_latency(result):
+    """A scenario whose attempts take no time has every payment as fast."""
+    res = _result([_payment(0, success=True, attempts=3, parts=1, rounds=3, latency=0.0)],
+                  result)
+    assert score_result(res).time_efficiency == 1.0
+
+
+def test_evaluations_before_version_3_combine_as_they_did():
+    """An evaluation cached under version 2 has no time axis and weighed its
+    two efficiencies ½ each; a report reading it shows its own score."""
+    old = ScoreAxes.model_validate({"success": 0.5, "retry_efficiency": 0.5,
+                                    "fee_efficiency": 1.0, "payments": 4})
+    assert old.version == 2 and old.score == pytest.approx((2 + 0.25 + 0.5) / 5)
 
 
 def test_nothing_delivered_scores_zero(result):
     res = _result([_payment(0, success=False, attempts=4, reason="router_gave_up")], result)
     assert score_result(res) == ZERO
-    assert score_result(res).terms().model_dump() == {"success": 0.0, "retry": 0.0, "fee": 0.0}
+    assert score_result(res).terms().model_dump() == {"success": 0.0, "retry": 0.0, "time": 0.0,
+                                                      "fee": 0.0}
 
 
 def test_success_leads_the_score(result):

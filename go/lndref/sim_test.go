@@ -70,6 +70,10 @@ func checkSane(t *testing.T, sc *scenario.Scenario, res *sim.Result) {
 			t.Errorf("payment %d: succeeded outside the feasible bound (%d of %d msat)",
 				i, p.BoundMsat, p.AmountMsat)
 		}
+		if p.Success && p.FeeMsat+p.RoundingAllowance() < p.CheapestFeeMsat {
+			t.Errorf("payment %d: paid %d msat, below the cheapest plan's %d",
+				i, p.FeeMsat, p.CheapestFeeMsat)
+		}
 		if p.Success {
 			succeeded++
 			if p.DeliveredMsat != p.AmountMsat || p.Parts < 1 || p.FailureReason != "" {

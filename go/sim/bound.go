@@ -5,6 +5,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/internal/sat"
 	"github.com/routesim-evolve/routesim/routing"
 )
 
@@ -48,6 +49,12 @@ type bound struct {
 	usable   []bool // by direction index 2·channel+d
 	reached  lnwire.MilliSatoshi
 	feasible bool
+
+	// minBase is the least sum of base fees of any route of the payment,
+	// and start the capacities of the first check: what the cheapest
+	// plan is measured on (cheapest.go).
+	minBase uint64
+	start   []uint64
 }
 
 // newBound prepares the bound of a payment at its start and checks it there.
@@ -60,53 +67,65 @@ func (w *World) newBound(spec *routing.SimPaymentSpec) *bound {
 	if b.dynamic {
 		b.perEdge = uint64(spec.MaxParts)
 	}
-	b.usable = w.net.usableFor(w.source, b.target, spec, w.BlockHeight())
-	b.check(0)
+	b.usable, b.minBase = w.net.usableFor(w.source, b.target, spec, w.BlockHeight())
+	b.start = b.capacities()
+	b.check(0, b.start)
 	return b
 }
 
 // atRound checks the bound again at the start of a later round, with
 // delivered already arrived; only background traffic can raise it there.
 func (b *bound) atRound(delivered lnwire.MilliSatoshi) {
-	if b.dynamic {
-		b.check(delivered)
+	if b.dynamic && !b.feasible {
+		b.check(delivered, b.capacities())
 	}
 }
 
-// check raises the bound to what has arrived plus the flow the world holds
-// now, up to the amount.
-func (b *bound) check(delivered lnwire.MilliSatoshi) {
+// check raises the bound to what has arrived plus the flow that caps, the
+// world's capacities now, let through, up to the amount.
+func (b *bound) check(delivered lnwire.MilliSatoshi, caps []uint64) {
 	if b.feasible {
 		return
 	}
 	want := b.spec.Amount - min(delivered, b.spec.Amount)
-	net := b.w.net
-	flow := net.maxFlow(b.w.source, b.target, uint64(want), func(dir int) uint64 {
-		if !b.usable[dir] {
-			return 0
-		}
-		c := &net.channels[dir/2]
-		d := dir % 2
-		balance := uint64(c.local[d])
-		if c.nodes[d] == b.w.source {
-			return balance // the sender's own channel: only its balance binds
-		}
-		return min(balance, mulSat(b.perEdge, uint64(c.actual[d].MaxHTLC)))
-	})
+	flow := b.w.net.maxFlow(b.w.source, b.target, uint64(want), func(dir int) uint64 { return caps[dir] })
 	reached := lnwire.MilliSatoshi(min(uint64(delivered)+flow, uint64(b.spec.Amount)))
 	b.reached = max(b.reached, reached)
 	b.feasible = b.reached >= b.spec.Amount
 }
 
+// capacities is what each direction can carry for the payment in the world
+// now: its balance, at most perEdge maximum HTLCs, and nothing where no
+// route of the payment can pass.
+func (b *bound) capacities() []uint64 {
+	net := b.w.net
+	caps := make([]uint64, len(b.usable))
+	for dir, ok := range b.usable {
+		if !ok {
+			continue
+		}
+		c := &net.channels[dir/2]
+		d := dir % 2
+		caps[dir] = uint64(c.local[d])
+		if c.nodes[d] != b.w.source { // the sender's own channel: only its balance binds
+			caps[dir] = min(caps[dir], sat.Mul(b.perEdge, uint64(c.actual[d].MaxHTLC)))
+		}
+	}
+	return caps
+}
+
 // usableFor marks every channel direction some route of the payment could
 // use: one with a usable actual policy (the sender's own always), on a path
 // from source to target within the hop limit, the cltv limit and the fee
-// limit, each measured alone by its least possible total.
-func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec, height uint32) []bool {
-	usable := make([]bool, 2*len(n.channels))
+// limit, each measured alone by its least possible total. minBase is the
+// least total base fee of such a path (the last limit's own distance).
+func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec,
+	height uint32) (usable []bool, minBase uint64) {
+
+	usable = make([]bool, 2*len(n.channels))
 	budget, ok := cltvBudget(spec, height)
 	if target < 0 || !ok {
-		return usable
+		return usable, 0
 	}
 	largest := uint64(spec.Amount) + uint64(spec.FeeLimit) // no HTLC can be larger
 	own := func(dir int) bool { return n.channels[dir/2].nodes[dir%2] == source }
@@ -141,11 +160,12 @@ func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec, he
 			if ok {
 				c := &n.channels[dir/2]
 				u, v := c.nodes[dir%2], c.nodes[1-dir%2]
-				usable[dir] = addSat(addSat(from[u], l.weight(dir)), to[v]) <= l.total
+				usable[dir] = sat.Add(sat.Add(from[u], l.weight(dir)), to[v]) <= l.total
 			}
 		}
+		minBase = from[target]
 	}
-	return usable
+	return usable, minBase
 }
 
 // forwards reports whether direction dir can carry an HTLC at all: its
@@ -167,14 +187,6 @@ func cltvBudget(spec *routing.SimPaymentSpec, height uint32) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(spec.CltvLimit) - floor, true
-}
-
-// mulSat multiplies, saturating at the largest uint64.
-func mulSat(a, b uint64) uint64 {
-	if a != 0 && b > math.MaxUint64/a {
-		return math.MaxUint64
-	}
-	return a * b
 }
 
 // MaxFlowTo is the largest amount the sender could send to target now: a

@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"container/heap"
 	"math"
 
 	"github.com/routesim-evolve/routesim/internal/flownet"
+	"github.com/routesim-evolve/routesim/internal/pq"
+	"github.com/routesim-evolve/routesim/internal/sat"
 )
 
 // Graph algorithms over the true network for the feasible bound. A channel
@@ -18,9 +19,10 @@ func (n *Network) distances(node int, reverse bool, usable []bool, weight func(d
 		dist[i] = math.MaxUint64
 	}
 	dist[node] = 0
-	q := &distQueue{{node: node}}
+	q := pq.New(func(a, b nodeDist) bool { return a.dist < b.dist })
+	q.Push(nodeDist{node: node})
 	for q.Len() > 0 {
-		top := heap.Pop(q).(nodeDist)
+		top := q.Pop()
 		if top.dist > dist[top.node] {
 			continue
 		}
@@ -37,9 +39,9 @@ func (n *Network) distances(node int, reverse bool, usable []bool, weight func(d
 				continue
 			}
 			next := c.nodes[1-c.direction(top.node)]
-			if nd := addSat(top.dist, weight(dir)); nd < dist[next] {
+			if nd := sat.Add(top.dist, weight(dir)); nd < dist[next] {
 				dist[next] = nd
-				heap.Push(q, nodeDist{node: next, dist: nd})
+				q.Push(nodeDist{node: next, dist: nd})
 			}
 		}
 	}
@@ -49,20 +51,6 @@ func (n *Network) distances(node int, reverse bool, usable []bool, weight func(d
 type nodeDist struct {
 	node int
 	dist uint64
-}
-
-// distQueue is a min-heap of nodes by distance.
-type distQueue []nodeDist
-
-func (q distQueue) Len() int           { return len(q) }
-func (q distQueue) Less(i, j int) bool { return q[i].dist < q[j].dist }
-func (q distQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *distQueue) Push(x any)        { *q = append(*q, x.(nodeDist)) }
-func (q *distQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
 }
 
 // flowNet is the network as a flow network, an arc per channel direction

@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"time"
 	"unicode/utf8"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/internal/sat"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
 )
@@ -39,6 +39,7 @@ type paymentRun struct {
 	delivered lnwire.MilliSatoshi // settled, or held with Atomic
 	fees      lnwire.MilliSatoshi // of the shards in delivered
 	held      [][]legHold         // Atomic: holds of arrived shards
+	arrived   [][]legHold         // the liquidity each arrived shard moved or holds
 	round     int
 	terminal  string // a terminal reason found while dispatching
 }
@@ -172,9 +173,9 @@ func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
 	// wrapped sum would pass the budget.
 	committed := p.fees
 	for _, s := range pending {
-		committed = addSat(committed, s.fee)
+		committed = sat.Add(committed, s.fee)
 	}
-	if addSat(committed, fee) > p.spec.FeeLimit {
+	if sat.Add(committed, fee) > p.spec.FeeLimit {
 		return 0, 0, fmt.Sprintf("route fee %d msat exceeds the fee budget left (%d of %d msat)",
 			fee, p.spec.FeeLimit-min(committed, p.spec.FeeLimit), p.spec.FeeLimit)
 	}
@@ -219,6 +220,7 @@ func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded st
 		} else {
 			p.w.settle(s.out.holds)
 		}
+		p.arrived = append(p.arrived, s.out.holds)
 		p.delivered += s.amt
 		p.fees += s.fee
 		p.res.Parts++
@@ -269,7 +271,11 @@ func (p *paymentRun) finish() {
 	p.res.Success = success
 	if success {
 		p.res.FailureReason = ReasonNone
+		p.res.CheapestFeeMsat = p.bound.cheapestFee(p.arrived)
 	}
+	// Every round takes one attempt latency: from the first dispatch to
+	// the last result (and, with Atomic, the settle it allows).
+	p.res.ElapsedSec = float64(p.round) * p.w.sc.Clock.AttemptLatencySec
 	p.res.DeliveredMsat = uint64(p.delivered)
 	p.res.FeeMsat = uint64(p.fees)
 	p.tellRouter(success)
@@ -307,14 +313,6 @@ func routerError(err error) string {
 		cut--
 	}
 	return text[:cut] + "…"
-}
-
-// addSat adds two amounts, saturating at the largest instead of wrapping.
-func addSat[T ~uint64](a, b T) T {
-	if a > math.MaxUint64-b {
-		return math.MaxUint64
-	}
-	return a + b
 }
 
 // stopwatch accumulates the wall time spent in the router.

@@ -67,10 +67,20 @@ type PaymentResult struct {
 	Feasible  bool   `json:"feasible"`
 	BoundMsat uint64 `json:"bound_msat"`
 
-	Attempts      int    `json:"attempts"`
-	Parts         int    `json:"parts"`
-	FeeMsat       uint64 `json:"fee_msat"`
-	FeeLimitMsat  uint64 `json:"fee_limit_msat"`
+	Attempts     int    `json:"attempts"`
+	Parts        int    `json:"parts"`
+	FeeMsat      uint64 `json:"fee_msat"`
+	FeeLimitMsat uint64 `json:"fee_limit_msat"`
+
+	// CheapestFeeMsat is, for a delivered payment, a lower bound on the
+	// fee any router could have paid for it (docs/scoring.md, "The
+	// cheapest plan"); 0 when it was not delivered.
+	CheapestFeeMsat uint64 `json:"cheapest_fee_msat"`
+
+	// ElapsedSec is the virtual time from the first attempt to the
+	// payment's end: its rounds times the scenario's attempt latency.
+	ElapsedSec float64 `json:"elapsed_s"`
+
 	FailureReason string `json:"failure_reason"`
 	Error         string `json:"error,omitempty"`
 	RouterNanos   int64  `json:"router_ns"`
@@ -109,4 +119,18 @@ type AttemptRecord struct {
 	// Round is the dispatch round (shards of one round were in flight
 	// together).
 	Round int `json:"round"`
+}
+
+// RoundingAllowance is how far below CheapestFeeMsat a payment's fee may
+// lie: lnd rounds each hop's proportional fee down to the msat, so each hop
+// after the sender's own of each arrived part may pay under 1 msat less than
+// the cheapest plan counts.
+func (p PaymentResult) RoundingAllowance() uint64 {
+	var hops uint64
+	for _, a := range p.AttemptLog {
+		if a.FailIdx < 0 && a.Hops > 1 {
+			hops += uint64(a.Hops - 1)
+		}
+	}
+	return hops
 }

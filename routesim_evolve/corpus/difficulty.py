@@ -39,6 +39,7 @@ MAXFLOW = GoTool(
     name="maxflow",
     main=Path("cmd/maxflow"),
     packages=(Path("cmd/maxflow"), Path("internal/checkcmd"), Path("internal/flownet"),
+              Path("internal/pq"), Path("internal/sat"),
               Path("scenario"), Path("sim"), Path("routing"), Path("routekit")),
 )
 

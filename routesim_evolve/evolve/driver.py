@@ -41,6 +41,7 @@ from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.pricing import load_prices
 from routesim_evolve.report.heldout import (
+    render_axes,
     render_distance,
     render_pairs,
     render_sanity,
@@ -136,6 +137,9 @@ def evolve(
     best_val = float(result.val_aggregate_scores[result.best_idx])
     seed_val = float(result.val_aggregate_scores[0])
     say(f"best candidate {best_path}: val score {best_val:.4f} (seed {seed_val:.4f})")
+    if result.best_idx == 0 and not stopped:
+        stopped = [_nothing_found(spent)]
+        say(stopped[0])
     summary = RunSummary(
         run_dir=settings.run_dir,
         best_path=best_path,
@@ -273,16 +277,24 @@ def _over_cost(limit: float | None, ledger: CostLedger) -> bool:
     return limit is not None and ledger.total_usd >= limit
 
 
+#: What helps a search that found nothing, in the run's own words.
+_WHAT_HELPS = (
+    "To search further, give the run a language model (--reflection-lm anthropic:MODEL "
+    "with ANTHROPIC_API_KEY set, openai:MODEL with OPENAI_API_KEY, or the claude or codex "
+    "command-line agent), or start from a candidate that marks more knobs and strategy "
+    "choices, e.g. --seed-file champions/probabilistic.go."
+)
+
+
 def _stopped_early(why: str, budget: EvalBudget) -> str:
     """What a run whose proposers ran dry says, once: why, and what would help."""
-    return (
-        f"Stopping early after {budget.used} of {budget.limit} evaluations: no proposer has "
-        f"anything left that could move a score ({why}). To search further, give the run a "
-        "language model (--reflection-lm anthropic:MODEL with ANTHROPIC_API_KEY set, "
-        "openai:MODEL with OPENAI_API_KEY, or the claude or codex command-line agent), or "
-        "start from a candidate that marks more knobs and strategy choices, e.g. "
-        "--seed-file champions/probabilistic.go."
-    )
+    return (f"Stopping early after {budget.used} of {budget.limit} evaluations: no proposer "
+            f"has anything left that could move a score ({why}). {_WHAT_HELPS}")
+
+
+def _nothing_found(spent: int) -> str:
+    """What a run says whose budget found nothing better than the seed."""
+    return f"No candidate beat the seed on val in {spent} evaluations. {_WHAT_HELPS}"
 
 
 def _write_report(summary: RunSummary, run_dir: Path) -> None:
@@ -302,6 +314,8 @@ def render_report(summary: RunSummary) -> str:
         *summary.notes,
         "## Held-out test: per arena",
         render_table(summary.test),
+        "## Held-out test: score axes, per arena",
+        render_axes(summary.test),
         "## Held-out test: distance to the oracle, by score axis",
         render_distance(summary.test),
         render_sanity(summary.test),

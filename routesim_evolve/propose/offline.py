@@ -29,7 +29,7 @@ from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.tunables import Axis, Tunable, find_tunables, set_value
 from routesim_evolve.score.feedback import ScenarioFeedback
 
-AXES: tuple[Axis, ...] = ("success", "retry_efficiency", "fee_efficiency")
+AXES: tuple[Axis, ...] = ("success", "retry_efficiency", "time_efficiency", "fee_efficiency")
 
 # Step sizes in log space: the first move of a knob changes it by about
 # e^0.4 ≈ 1.5×; accepted moves grow the step, rejected ones shrink it.

@@ -21,11 +21,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-Axis = Literal["success", "retry_efficiency", "fee_efficiency"]
+Axis = Literal["success", "retry_efficiency", "time_efficiency", "fee_efficiency"]
 
 _AXIS_WORDS: dict[str, Axis] = {
     "success": "success",
     "retry": "retry_efficiency",
+    "time": "time_efficiency",
     "fee": "fee_efficiency",
 }
 

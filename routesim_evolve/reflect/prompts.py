@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +177,7 @@ def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
         "lnd_version": lnd_version(),
         "degraded": degraded,
         "arenas": list(arenas),
-        "efficiency_weight": EFFICIENCY_WEIGHT,
+        "efficiency_weight": str(Fraction(EFFICIENCY_WEIGHT).limit_denominator(12)),
         "allowed_imports": load_allowlist().allowed_imports,
         "stale_share": base.stale_gossip.share,
         "uniform_share": base.liquidity.uniform_share,

@@ -20,13 +20,17 @@ from routesim_evolve.score.stats import (
 )
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
 
+#: The score's terms (ScoreTerms), in the order the distance table shows them.
+TERMS = ("success", "retry", "time", "fee")
+
 
 def sanity_flags(comparison: Comparison) -> list[str]:
     """Scenarios where one router delivers nothing while another delivers
     something: a comparison there is suspect (an unfair world, a broken
     reference) until explained. Each flag names every router's reason. Also
-    every router that delivered a payment the feasible bound ruled out: a
-    ceiling some router beats is a bug."""
+    every router that delivered a payment the feasible bound ruled out, or
+    paid less than a payment's cheapest plan: a bound some router beats is a
+    bug."""
     by_scenario: dict[str, list[RouterScore]] = defaultdict(list)
     for s in comparison.scores:
         by_scenario[s.scenario].append(s)
@@ -35,6 +39,8 @@ def sanity_flags(comparison: Comparison) -> list[str]:
         rows = by_scenario[scenario]
         flags += [f"{scenario}: {r.router} delivered {r.beyond_bound} payment(s) the feasible "
                   "bound says no router could" for r in rows if r.beyond_bound]
+        flags += [f"{scenario}: {r.router} paid less than the cheapest plan on "
+                  f"{r.below_cheapest} payment(s)" for r in rows if r.below_cheapest]
         if any(r.delivered == 0 for r in rows) and any(r.delivered > 0 for r in rows):
             said = "; ".join(
                 f"{r.router} delivered {r.delivered}" + (f" ({r.reason})" if r.reason else "")
@@ -49,11 +55,12 @@ def render_sanity(comparison: Comparison) -> str:
     flags = sanity_flags(comparison)
     if not flags:
         return ("Sanity check: no scenario where one router delivers nothing and another "
-                "something, and no payment delivered beyond the feasible bound.")
+                "something, no payment delivered beyond the feasible bound and none paid "
+                "below the cheapest plan.")
     return "\n".join([
         f"**Sanity check: {len(flags)} flag(s): a router delivered nothing where another "
-        "delivered something, or beyond the feasible bound** (check that every router sees "
-        "the same world, and the bound):",
+        "delivered something, or beyond the feasible bound, or paid below the cheapest "
+        "plan** (check that every router sees the same world, and the bounds):",
         *(f"- {f}" for f in flags),
     ])
 
@@ -169,9 +176,74 @@ def render_table(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
+class AxisRow(BaseModel):
+    """One router's score axes in one arena (or "all"): each axis's mean over
+    the scenarios that have it, and the secondary axes in a user's units,
+    over the scenarios with a delivered payment (None where none has)."""
+
+    arena: str
+    router: str
+    scenarios: int
+    success: float
+    retry_efficiency: float | None = None
+    time_efficiency: float | None = None
+    fee_efficiency: float | None = None
+    seconds: float | None = None
+    fee_over_cheapest_ppm: float | None = None
+
+
+def axis_rows(comparison: Comparison) -> list[AxisRow]:
+    """Every router's score axes per arena, then over all scenarios."""
+    by_router = comparison.by_router()
+    rows: list[AxisRow] = []
+    arenas = sorted({s.arena for s in comparison.scores})
+    for arena in [*arenas, "all"]:
+        for router in comparison.routers:
+            scored = [s for s in by_router[router] if arena in ("all", s.arena)]
+            if not scored:
+                continue
+            axes = [s.axes for s in scored if s.axes is not None and s.axes.success > 0]
+
+            def mean(values: list[float]) -> float | None:
+                return sum(values) / len(values) if values else None
+
+            rows.append(AxisRow(
+                arena=arena, router=router, scenarios=len(scored),
+                success=sum(s.success for s in scored) / len(scored),
+                retry_efficiency=mean([a.retry_efficiency for a in axes]),
+                time_efficiency=mean([a.time_efficiency for a in axes]),
+                fee_efficiency=mean([a.fee_efficiency for a in axes]),
+                seconds=mean([s.seconds for s in scored if s.seconds is not None]),
+                fee_over_cheapest_ppm=mean([s.fee_over_cheapest_ppm for s in scored
+                                            if s.fee_over_cheapest_ppm is not None]),
+            ))
+    return rows
+
+
+def render_axes(comparison: Comparison) -> str:
+    """The score axes per arena (axis_rows), as Markdown."""
+    def cell(value: float | None, form: str) -> str:
+        return "—" if value is None else format(value, form)
+
+    lines = ["| arena | router | scenarios | success | retry efficiency | time efficiency | "
+             "fee efficiency | seconds to complete | fee above cheapest (ppm) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in axis_rows(comparison):
+        lines.append(
+            f"| {r.arena} | {r.router} | {r.scenarios} | {r.success:.3f} | "
+            f"{cell(r.retry_efficiency, '.3f')} | {cell(r.time_efficiency, '.3f')} | "
+            f"{cell(r.fee_efficiency, '.3f')} | {cell(r.seconds, '.1f')} | "
+            f"{cell(r.fee_over_cheapest_ppm, '.0f')} |")
+    lines.append("\nThe secondary axes are means over the scenarios where the router delivered "
+                 "a payment, each over its delivered payments; seconds are virtual (rounds × "
+                 "the scenario's attempt latency) and the cheapest plan is a lower bound on "
+                 "any router's fee (docs/scoring.md).")
+    return "\n".join(lines)
+
+
 class DistanceRow(BaseModel):
     """How far one router's mean score lies below the oracle's in one arena
-    (or "all"), split by the score's terms (ScoreTerms): the three parts
+    (or "all"), split by the score's terms (ScoreTerms): the four parts
     sum to `distance`."""
 
     arena: str
@@ -180,6 +252,7 @@ class DistanceRow(BaseModel):
     distance: float
     success: float
     retry: float
+    time: float = 0.0
     fee: float
 
 
@@ -196,19 +269,17 @@ def distance_rows(comparison: Comparison) -> list[DistanceRow]:
         for router in comparison.routers:
             if router in (*LND_ROUTERS, ORACLE):
                 continue
-            gaps = [(oracle[s.scenario].success - s.terms.success,
-                     oracle[s.scenario].retry - s.terms.retry,
-                     oracle[s.scenario].fee - s.terms.fee)
+            gaps = [tuple(getattr(oracle[s.scenario], term) - getattr(s.terms, term)
+                          for term in TERMS)
                     for s in by_router.get(router, [])
                     if arena in ("all", s.arena) and s.scenario in oracle
                     and s.terms is not None]
             if not gaps:
                 continue
             n = len(gaps)
-            success, retry, fee = (sum(g[k] for g in gaps) / n for k in range(3))
+            mean = {term: sum(g[k] for g in gaps) / n for k, term in enumerate(TERMS)}
             rows.append(DistanceRow(arena=arena, router=router, scenarios=n,
-                                    distance=success + retry + fee,
-                                    success=success, retry=retry, fee=fee))
+                                    distance=sum(mean.values()), **mean))
     return rows
 
 
@@ -219,11 +290,11 @@ def render_distance(comparison: Comparison) -> str:
     if not rows:
         return "No oracle in this comparison: no distance to show."
     lines = ["| arena | router | scenarios | distance to oracle | from success | "
-             "from retry efficiency | from fee efficiency |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+             "from retry efficiency | from time efficiency | from fee efficiency |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r.arena} | {r.router} | {r.scenarios} | {r.distance:+.4f} | "
-                     f"{r.success:+.4f} | {r.retry:+.4f} | {r.fee:+.4f} |")
+                     f"{r.success:+.4f} | {r.retry:+.4f} | {r.time:+.4f} | {r.fee:+.4f} |")
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import CorpusError
 from routesim_evolve.report import plots
-from routesim_evolve.report.heldout import arena_rows, distance_rows, sanity_flags
+from routesim_evolve.report.heldout import arena_rows, axis_rows, distance_rows, sanity_flags
 from routesim_evolve.report.rundir import (
     RunRecord,
     axis_points,
@@ -88,6 +88,7 @@ def heldout_context(comparison: Comparison) -> dict[str, Any]:
     return {
         "routers": comparison.routers,
         "rows": rows,
+        "axes": axis_rows(comparison),
         "distance": distance_rows(comparison),
         "pairs": comparison.pairs,
         "flags": sanity_flags(comparison),

@@ -86,9 +86,9 @@ def lineage_plot(candidates: Sequence[CandidateRecord]) -> str:
 
 
 def pareto_plot(points: Sequence[AxisPoint]) -> str:
-    """The three score axes pair by pair; the non-dominated candidates filled."""
-    pairs = (("success", "retry_efficiency"), ("success", "fee_efficiency"),
-             ("retry_efficiency", "fee_efficiency"))
+    """Success against each secondary axis; the non-dominated candidates filled."""
+    pairs = (("success", "retry_efficiency"), ("success", "time_efficiency"),
+             ("success", "fee_efficiency"))
     fig = Figure(figsize=(10, 3.3))
     for i, (x, y) in enumerate(pairs, 1):
         ax = fig.add_subplot(1, 3, i)

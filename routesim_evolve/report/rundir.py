@@ -82,6 +82,7 @@ class AxisPoint(BaseModel):
     candidate: str
     success: float
     retry_efficiency: float
+    time_efficiency: float = 0.0
     fee_efficiency: float
     score: float
     on_frontier: bool = False
@@ -286,7 +287,7 @@ def candidate_evaluations(
 
 def axis_points(run: RunRecord, val: list[ScenarioExample]) -> list[AxisPoint]:
     """The mean score axes on val of every candidate scored on all of val,
-    with the non-dominated ones (on all three axes) marked."""
+    with the non-dominated ones (on every axis) marked."""
     points: list[AxisPoint] = []
     for c in run.candidates:
         if (c.val_score is None and c.verdict != "seed") or any(p.candidate == c.id

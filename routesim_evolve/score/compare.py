@@ -46,9 +46,19 @@ class RouterScore(BaseModel):
     #: it: a broken ceiling, flagged by the sanity check.
     feasible: int | None = None
     beyond_bound: int = 0
+    #: Delivered payments that paid less than their cheapest plan, beyond
+    #: lnd's rounding: a broken fee bound, flagged by the sanity check.
+    below_cheapest: int = 0
     #: The score split by axis (ScoreAxes.terms): where a distance lies;
     #: None in a comparison written before the terms.
     terms: ScoreTerms | None = None
+    #: The score's axes, and what the secondary ones measure in units a
+    #: user feels, over the delivered payments: virtual seconds to complete
+    #: and the fee paid above the cheapest plan, in ppm of the amount. None
+    #: without a delivered payment or in a comparison written before them.
+    axes: ScoreAxes | None = None
+    seconds: float | None = None
+    fee_over_cheapest_ppm: float | None = None
 
 
 class Comparison(BaseModel):
@@ -123,8 +133,29 @@ def _row(
         reason=failure_reason(res) if res else status,
         feasible=res.totals.feasible if res else None,
         beyond_bound=sum(p.success and not p.feasible for p in res.payments) if res else 0,
+        below_cheapest=sum(p.success and p.fee_msat + p.rounding_allowance < p.cheapest_fee_msat
+                           for p in res.payments) if res else 0,
         terms=axes.terms(),
+        axes=axes,
+        **(delivered_costs(res) if res else {}),
     )
+
+
+def delivered_costs(res: Result) -> dict[str, float]:
+    """Over the delivered payments: mean virtual seconds to complete and
+    mean fee above the cheapest plan, in ppm of the amount (empty without a
+    delivered payment)."""
+    delivered = [p for p in res.payments if p.success]
+    if not delivered:
+        return {}
+    n = len(delivered)
+    return {
+        "seconds": sum(p.elapsed_s for p in delivered) / n,
+        "fee_over_cheapest_ppm": sum(
+            1e6 * max(p.fee_msat - p.cheapest_fee_msat, 0) / max(p.amount_msat, 1)
+            for p in delivered
+        ) / n,
+    }
 
 
 def failure_reason(res: Result) -> str:

@@ -41,7 +41,7 @@ class ScenarioFeedback(BaseModel):
 
     def side_info(self) -> dict[str, Any]:
         """As GEPA keeps it: plain data under our key, plus `scores` (all
-        three axes), which GEPA's per-objective frontier reads."""
+        four axes), which GEPA's per-objective frontier reads."""
         return {"scores": self.axes.as_dict(), SIDE_INFO_KEY: self.model_dump(mode="json")}
 
     @classmethod
@@ -85,7 +85,7 @@ def _summary(res: Result, axes: ScoreAxes) -> str:
         f"could deliver the others), {t.attempts_per_payment:.1f} attempts/payment, "
         f"fees {t.fee_ppm:.0f} ppm; score {axes.score:.3f} "
         f"(success {axes.success:.2f}, retry {axes.retry_efficiency:.2f}, "
-        f"fee {axes.fee_efficiency:.2f})"
+        f"time {axes.time_efficiency:.2f}, fee {axes.fee_efficiency:.2f})"
     )
 
 

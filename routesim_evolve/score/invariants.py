@@ -79,6 +79,11 @@ def _payment_violations(
     if paid.feasible != (bound == asked.amount_msat) or bound > asked.amount_msat:
         yield (f"feasible is {paid.feasible} but the bound allows {bound} of "
                f"{asked.amount_msat} msat")
+    yield from _cheapest_violations(paid)
+    elapsed = paid.rounds * scenario.clock.attempt_latency_s
+    if abs(paid.elapsed_s - elapsed) > 1e-6 * max(1.0, elapsed):
+        yield (f"{paid.elapsed_s} s elapsed, but {paid.rounds} round(s) of "
+               f"{scenario.clock.attempt_latency_s} s take {elapsed} s")
     if fees > fee_limit or paid.fee_msat > fee_limit:
         yield f"fees of {max(fees, paid.fee_msat)} msat, over the limit of {fee_limit}"
     # A failed atomic payment releases everything it held: nothing moves.
@@ -87,6 +92,17 @@ def _payment_violations(
     if (paid.delivered_msat, paid.fee_msat) != want:
         yield (f"books {paid.delivered_msat} msat delivered and {paid.fee_msat} msat fees, "
                f"the log {want[0]} and {want[1]}")
+
+
+def _cheapest_violations(paid: PaymentResult) -> Iterator[str]:
+    """The cheapest plan (docs/scoring.md) is a lower bound: no delivered
+    payment pays less, beyond lnd's rounding; an undelivered one has none."""
+    if not paid.success:
+        if paid.cheapest_fee_msat:
+            yield f"undelivered, yet a cheapest plan of {paid.cheapest_fee_msat} msat"
+    elif paid.fee_msat + paid.rounding_allowance < paid.cheapest_fee_msat:
+        yield (f"paid {paid.fee_msat} msat, below the cheapest plan's "
+               f"{paid.cheapest_fee_msat} msat (rounding allows {paid.rounding_allowance})")
 
 
 def _cltv_ceiling(i: int, scenario: Scenario) -> int:

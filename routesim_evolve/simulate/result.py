@@ -60,11 +60,32 @@ class PaymentResult(_Strict):
     parts: NonNegativeInt
     fee_msat: NonNegativeInt
     fee_limit_msat: NonNegativeInt
+    #: For a delivered payment, a lower bound on the fee any router could
+    #: have paid for it (docs/scoring.md, "The cheapest plan"); 0 otherwise,
+    #: and in results written before scoring version 3.
+    cheapest_fee_msat: NonNegativeInt = 0
+    #: Virtual seconds from the first attempt to the end: the payment's
+    #: rounds times the attempt latency (0 in results before version 3).
+    elapsed_s: float = Field(default=0.0, ge=0)
     failure_reason: FailureReason
     error: str | None = None
     router_ns: NonNegativeInt
     failures: dict[str, NonNegativeInt] = Field(default_factory=dict)
     attempt_log: tuple[AttemptRecord, ...]
+
+    @property
+    def rounds(self) -> int:
+        """The rounds the payment dispatched shards in."""
+        return 1 + max(a.round for a in self.attempt_log) if self.attempt_log else 0
+
+    @property
+    def rounding_allowance(self) -> int:
+        """How far below cheapest_fee_msat the fee may lie: lnd rounds each
+        hop's proportional fee down to the msat, so each hop after the
+        sender's own of each arrived part may pay under 1 msat less than the
+        cheapest plan counts (Go: PaymentResult.RoundingAllowance)."""
+        return sum(a.hops - 1 for a in self.attempt_log
+                   if a.fail_idx < 0 and a.hops > 1)
 
 
 class Totals(_Strict):

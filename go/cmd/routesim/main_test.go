@@ -24,6 +24,31 @@ var exampleScenarios = []string{
 	"base-example.json", "drift-example.json", "atomic-example.json", "attribution-example.json",
 }
 
+// TestResultExampleIsTheSimulatorsOutput checks that the result example the
+// docs show and the Python tests read (docs/examples/result-example.json)
+// is what the simulator writes today: the seed router on the attribution
+// example with timing off. ROUTESIM_UPDATE_EXAMPLE=1 writes it anew.
+func TestResultExampleIsTheSimulatorsOutput(t *testing.T) {
+	var out, stderr bytes.Buffer
+	if code := run([]string{"--no-timing", examples + "attribution-example.json"}, &out, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	path := examples + "result-example.json"
+	if os.Getenv("ROUTESIM_UPDATE_EXAMPLE") == "1" {
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("%s is not the simulator's output: run "+
+			"ROUTESIM_UPDATE_EXAMPLE=1 go test ./cmd/routesim -run ResultExample", path)
+	}
+}
+
 // TestDeterministicResults runs the seed router twice on every example with
 // timing off and wants byte-identical output.
 func TestDeterministicResults(t *testing.T) {
@@ -114,6 +139,28 @@ func TestWhereARouterDeliversMoreThanTheOracle(t *testing.T) {
 			t.Fatalf("no payment after the oracle's first lone delivery (%d) is ruled out in its "+
 				"world and delivered by %s", first, tt.router)
 		})
+	}
+}
+
+// TestNoRouterPaysBelowTheCheapestPlan plays every router of this binary
+// on two scenarios of each arena of the bundled test split: no delivered payment pays less than its
+// cheapest plan, less the rounding allowance (docs/scoring.md).
+func TestNoRouterPaysBelowTheCheapestPlan(t *testing.T) {
+	names, err := filepath.Glob("../../../corpus/test/*-00[12].json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no bundled test scenarios: %v", err)
+	}
+	for _, router := range []string{"oracle", "lnd-apriori", "lnd-bimodal", "candidate"} {
+		for _, path := range names {
+			name := "test/" + filepath.Base(path)
+			res := playRouter(t, name, router)
+			for _, p := range res.Payments {
+				if p.Success && p.FeeMsat+p.RoundingAllowance() < p.CheapestFeeMsat {
+					t.Errorf("%s on %s: payment %d paid %d msat, below the cheapest plan's %d",
+						router, name, p.Index, p.FeeMsat, p.CheapestFeeMsat)
+				}
+			}
+		}
 	}
 }
 

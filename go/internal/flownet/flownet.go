@@ -5,9 +5,10 @@
 package flownet
 
 import (
-	"container/heap"
 	"math"
 
+	"github.com/routesim-evolve/routesim/internal/pq"
+	"github.com/routesim-evolve/routesim/internal/sat"
 	"github.com/routesim-evolve/routesim/routekit"
 )
 
@@ -50,11 +51,49 @@ const maxAugmentations = 400
 // MinCostFlow sends up to want units from s to t at least cost and returns
 // the value sent.
 func (f *Net) MinCostFlow(s, t int, want int64) int64 {
+	sent, _ := f.minCostFlow(s, t, want)
+	return sent
+}
+
+// LeastCost is a lower bound on the cost of sending want units from s to t:
+// the cost of a least-cost flow, exact when it sends them all. When the
+// work bound stops it short, each unit left is costed at the last path's
+// cost, which no later path undercuts (successive shortest paths grow in
+// cost), so the sum stays a lower bound. Costs are summed saturating.
+// complete is false when not even that was possible: t unreachable.
+func (f *Net) LeastCost(s, t int, want int64) (cost uint64, complete bool) {
+	sent, last := f.minCostFlow(s, t, want)
+	for i := 0; i < len(f.Arcs); i += 2 {
+		if sent := f.Flow(i); sent > 0 && f.Arcs[i].Cost > 0 {
+			cost = sat.Add(cost, sat.Mul(uint64(sent), uint64(f.Arcs[i].Cost)))
+		}
+	}
+	if sent == want {
+		return cost, true
+	}
+	if last < 0 {
+		return cost, false
+	}
+	return sat.Add(cost, sat.Mul(uint64(want-sent), uint64(last))), true
+}
+
+// SetCosts sets every arc's cost per unit, cost(edge) on an arc and its
+// negation on its twin.
+func (f *Net) SetCosts(cost func(edge int) int64) {
+	for i := 0; i < len(f.Arcs); i += 2 {
+		c := cost(f.Arcs[i].Edge)
+		f.Arcs[i].Cost, f.Arcs[i+1].Cost = c, -c
+	}
+}
+
+// minCostFlow sends up to want units from s to t at least cost; it returns
+// the value sent and the cost of the last path found, or -1 when none was.
+func (f *Net) minCostFlow(s, t int, want int64) (sent, last int64) {
 	n := len(f.Out)
 	potential := make([]int64, n)
 	dist := make([]int64, n)
 	via := make([]int, n)
-	sent := int64(0)
+	last = -1
 	for round := 0; round < maxAugmentations && sent < want; round++ {
 		if !f.shortestPaths(s, potential, dist, via) || dist[t] == math.MaxInt64 {
 			break
@@ -64,6 +103,9 @@ func (f *Net) MinCostFlow(s, t int, want int64) int64 {
 				potential[v] += dist[v]
 			}
 		}
+		// With potentials from every earlier search, t's is the cost of
+		// this path in the arcs' own costs.
+		last = potential[t]
 		push := want - sent
 		for v := t; v != s; v = f.Arcs[via[v]^1].To {
 			push = min(push, f.Arcs[via[v]].Cap)
@@ -74,7 +116,7 @@ func (f *Net) MinCostFlow(s, t int, want int64) int64 {
 		}
 		sent += push
 	}
-	return sent
+	return sent, last
 }
 
 // shortestPaths runs Dijkstra on reduced costs from s.
@@ -83,9 +125,10 @@ func (f *Net) shortestPaths(s int, potential, dist []int64, via []int) bool {
 		dist[i], via[i] = math.MaxInt64, -1
 	}
 	dist[s] = 0
-	q := &minHeap[item]{items: []item{{node: s}}, less: byDist}
+	q := pq.New(byDist)
+	q.Push(item{node: s})
 	for q.Len() > 0 {
-		top := heap.Pop(q).(item)
+		top := q.Pop()
 		if top.dist > dist[top.node] {
 			continue
 		}
@@ -97,7 +140,7 @@ func (f *Net) shortestPaths(s int, potential, dist []int64, via []int) bool {
 			nd := top.dist + a.Cost + potential[top.node] - potential[a.To]
 			if nd < dist[a.To] {
 				dist[a.To], via[a.To] = nd, ai
-				heap.Push(q, item{node: a.To, dist: nd})
+				q.Push(item{node: a.To, dist: nd})
 			}
 		}
 	}
@@ -147,22 +190,6 @@ func byDist(a, b item) bool {
 	return a.node < b.node
 }
 
-// minHeap is a container/heap of items, the least under less on top.
-type minHeap[T any] struct {
-	items []T
-	less  func(a, b T) bool
-}
-
-func (h *minHeap[T]) Len() int           { return len(h.items) }
-func (h *minHeap[T]) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
-func (h *minHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *minHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
-func (h *minHeap[T]) Pop() any {
-	last := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return last
-}
-
 // WidestFlow sends up to want units from s to t along at most parts paths,
 // each the widest (largest bottleneck) over forward arcs, the cheaper of
 // equally wide: few, fat paths, where the least-cost flow would need more
@@ -177,9 +204,10 @@ func (f *Net) WidestFlow(s, t int, want int64, parts int) int64 {
 			via[i] = -1
 		}
 		width[s] = want - sent
-		q := &minHeap[widthItem]{items: []widthItem{{node: s, width: width[s]}}, less: widestFirst}
+		q := pq.New(widestFirst)
+		q.Push(widthItem{node: s, width: width[s]})
 		for q.Len() > 0 {
-			top := heap.Pop(q).(widthItem)
+			top := q.Pop()
 			if top.width < width[top.node] || (top.width == width[top.node] && top.cost > cost[top.node]) {
 				continue
 			}
@@ -191,7 +219,7 @@ func (f *Net) WidestFlow(s, t int, want int64, parts int) int64 {
 				w, c := min(top.width, a.Cap), top.cost+a.Cost
 				if w > width[a.To] || (w == width[a.To] && via[a.To] >= 0 && c < cost[a.To]) {
 					width[a.To], cost[a.To], via[a.To] = w, c, ai
-					heap.Push(q, widthItem{node: a.To, width: w, cost: c})
+					q.Push(widthItem{node: a.To, width: w, cost: c})
 				}
 			}
 		}
