@@ -128,39 +128,30 @@ func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec,
 		return usable, 0
 	}
 	largest := uint64(spec.Amount) + uint64(spec.FeeLimit) // no HTLC can be larger
-	own := func(dir int) bool { return n.channels[dir/2].nodes[dir%2] == source }
-	policy := func(dir int) *routing.CachedEdgePolicy { return n.channels[dir/2].actual[dir%2] }
+	g := n.boundGraph(source)
 	for dir := range usable {
-		usable[dir] = own(dir) || (n.forwards(dir, source) && uint64(policy(dir).MinHTLC) <= largest)
+		usable[dir] = g.own[dir] || (g.forwards[dir] && g.minHTLC[dir] <= largest)
 	}
-	// What a direction adds to a route when it is not the first hop: the
-	// sender charges itself no fee and no delta, but its hop counts.
+	// Hops count every direction, the sender's own too; deltas and base
+	// fees only those after it (boundGraph).
 	limits := []struct {
 		total  uint64
-		weight func(dir int) uint64
+		weight []uint64 // nil: one a hop
 	}{
-		{MaxRouteHops, func(int) uint64 { return 1 }},
-		{budget, func(dir int) uint64 {
-			if own(dir) {
-				return 0
-			}
-			return uint64(policy(dir).TimeLockDelta)
-		}},
-		{uint64(spec.FeeLimit), func(dir int) uint64 {
-			if own(dir) {
-				return 0
-			}
-			return uint64(policy(dir).FeeBaseMSat)
-		}},
+		{MaxRouteHops, nil},
+		{budget, g.delta},
+		{uint64(spec.FeeLimit), g.base},
 	}
 	for _, l := range limits {
-		from := n.distances(source, false, usable, l.weight)
-		to := n.distances(target, true, usable, l.weight)
+		from := g.distances(source, false, usable, l.weight)
+		to := g.distances(target, true, usable, l.weight)
 		for dir, ok := range usable {
 			if ok {
-				c := &n.channels[dir/2]
-				u, v := c.nodes[dir%2], c.nodes[1-dir%2]
-				usable[dir] = sat.Add(sat.Add(from[u], l.weight(dir)), to[v]) <= l.total
+				w := uint64(1)
+				if l.weight != nil {
+					w = l.weight[dir]
+				}
+				usable[dir] = sat.Add(sat.Add(from[g.tail[dir]], w), to[g.head[dir]]) <= l.total
 			}
 		}
 		minBase = from[target]

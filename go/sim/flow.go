@@ -11,14 +11,95 @@ import (
 // Graph algorithms over the true network for the feasible bound. A channel
 // direction is indexed 2·channel+d: from c.nodes[d] to c.nodes[1-d].
 
+// boundGraph is what the bound's searches read, laid out flat once per
+// network and sender: the actual policies never change once the world is
+// drawn, and every payment's bound searches the whole graph six times, so
+// the searches read small arrays instead of channels and their policies.
+type boundGraph struct {
+	source int
+	adj    [][]adjacentDir // per node, each channel at it
+	tail   []int32         // by direction: the node it leaves
+	head   []int32         // by direction: the node it enters
+	own    []bool          // by direction: leaves the sender
+	// forwards: an enabled actual policy, or the sender's own channel.
+	forwards []bool
+	minHTLC  []uint64
+	// What a direction adds to a route when it is not the first hop: the
+	// sender charges itself no fee and no delta.
+	delta, base []uint64
+}
+
+// adjacentDir is one channel at a node: the direction leaving it, the one
+// entering it, and the node at its other end.
+type adjacentDir struct {
+	out, in int32
+	next    int32
+}
+
+// boundGraph builds the flat graph on first use.
+func (n *Network) boundGraph(source int) *boundGraph {
+	if n.bg != nil && n.bg.source == source {
+		return n.bg
+	}
+	dirs := 2 * len(n.channels)
+	g := &boundGraph{
+		source: source, adj: make([][]adjacentDir, len(n.nodes)),
+		tail: make([]int32, dirs), head: make([]int32, dirs), own: make([]bool, dirs),
+		forwards: make([]bool, dirs), minHTLC: make([]uint64, dirs),
+		delta: make([]uint64, dirs), base: make([]uint64, dirs),
+	}
+	for node, channels := range n.adjacent {
+		for _, ci := range channels {
+			d := n.channels[ci].direction(node)
+			g.adj[node] = append(g.adj[node], adjacentDir{out: int32(2*ci + d),
+				in: int32(2*ci + 1 - d), next: int32(n.channels[ci].nodes[1-d])})
+		}
+	}
+	for dir := 0; dir < dirs; dir++ {
+		c := &n.channels[dir/2]
+		g.tail[dir], g.head[dir] = int32(c.nodes[dir%2]), int32(c.nodes[1-dir%2])
+		g.own[dir] = c.nodes[dir%2] == source
+		g.forwards[dir] = n.forwards(dir, source)
+		if p := c.actual[dir%2]; p != nil {
+			g.minHTLC[dir] = uint64(p.MinHTLC)
+			if !g.own[dir] {
+				g.delta[dir], g.base[dir] = uint64(p.TimeLockDelta), uint64(p.FeeBaseMSat)
+			}
+		}
+	}
+	n.bg = g
+	return g
+}
+
 // distances is the least total weight of a path of usable directions from
-// node (reverse: to node), per node; MaxUint64 where there is none.
-func (n *Network) distances(node int, reverse bool, usable []bool, weight func(dir int) uint64) []uint64 {
-	dist := make([]uint64, len(n.nodes))
+// node (reverse: to node), per node; MaxUint64 where there is none. A nil
+// weight counts hops, by breadth-first search.
+func (g *boundGraph) distances(node int, reverse bool, usable []bool, weight []uint64) []uint64 {
+	dist := make([]uint64, len(g.adj))
 	for i := range dist {
 		dist[i] = math.MaxUint64
 	}
 	dist[node] = 0
+	step := func(a adjacentDir) int32 {
+		if reverse {
+			return a.in
+		}
+		return a.out
+	}
+	if weight == nil {
+		queue := []int32{int32(node)}
+		for len(queue) > 0 {
+			u := queue[0]
+			queue = queue[1:]
+			for _, a := range g.adj[u] {
+				if usable[step(a)] && dist[a.next] == math.MaxUint64 {
+					dist[a.next] = dist[u] + 1
+					queue = append(queue, a.next)
+				}
+			}
+		}
+		return dist
+	}
 	q := pq.New(func(a, b nodeDist) bool { return a.dist < b.dist })
 	q.Push(nodeDist{node: node})
 	for q.Len() > 0 {
@@ -26,22 +107,14 @@ func (n *Network) distances(node int, reverse bool, usable []bool, weight func(d
 		if top.dist > dist[top.node] {
 			continue
 		}
-		for _, ci := range n.adjacent[top.node] {
-			c := &n.channels[ci]
-			// Forward, the direction leaving the node; reverse, the one
-			// entering it.
-			d := c.direction(top.node)
-			if reverse {
-				d = 1 - d
-			}
-			dir := 2*ci + d
+		for _, a := range g.adj[top.node] {
+			dir := step(a)
 			if !usable[dir] {
 				continue
 			}
-			next := c.nodes[1-c.direction(top.node)]
-			if nd := sat.Add(top.dist, weight(dir)); nd < dist[next] {
-				dist[next] = nd
-				q.Push(nodeDist{node: next, dist: nd})
+			if nd := sat.Add(top.dist, weight[dir]); nd < dist[a.next] {
+				dist[a.next] = nd
+				q.Push(nodeDist{node: int(a.next), dist: nd})
 			}
 		}
 	}

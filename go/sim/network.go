@@ -58,6 +58,7 @@ type Network struct {
 	channels  []channel
 	chanIndex map[uint64]int
 	flow      *flownet.Net // the feasible bound's arcs, built on first use (flow.go)
+	bg        *boundGraph  // the bound's searches' graph, built on first use (flow.go)
 }
 
 // newNetwork builds the network of a graph file, with announced policies as
