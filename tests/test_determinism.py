@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from repo_files import SEED_PATH
 
 from routesim_evolve.corpus.examples import load_examples
@@ -107,3 +108,23 @@ def test_a_router_nondeterministic_after_the_checked_scenario_is_caught(
     from routesim_evolve.score.determinism import DeterminismCheck
     picks = [DeterminismCheck(None, recheck_share=0.2).picked("c", "s") for _ in range(400)]
     assert 40 < sum(picks) < 130
+
+
+def test_a_cached_evaluation_of_another_simulator_is_run_again(
+        tiny_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The evaluation cache is keyed by the simulator too: after go/ changes
+    (here: its fingerprint), a cached score is not served but run again."""
+    import routesim_evolve.score.evaluator as evaluator_module
+
+    example = load_examples(tiny_corpus, "val")[0]
+    runner = Counting()
+    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner,
+                          recheck_share=0.0)
+    first = evaluator.evaluate(SEED, example)
+    evaluator.evaluate(SEED, example)
+    runs = runner.runs
+    assert first.simulator and runs >= 1
+    monkeypatch.setattr(evaluator_module, "module_fingerprint",
+                        lambda *a, **k: "0" * 64)
+    again = evaluator.evaluate(SEED, example)
+    assert runner.runs == runs + 1 and again.simulator == "0" * 64

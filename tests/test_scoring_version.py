@@ -69,6 +69,15 @@ def test_a_new_run_is_stamped_and_resumes(tmp_path: Path):
     assert run_scoring_version(tmp_path) == SCORING_VERSION
 
 
+def test_a_run_begun_under_another_simulator_is_refused(tmp_path: Path):
+    claim_scoring(tmp_path, simulator="a" * 64)
+    (tmp_path / "gepa").mkdir()
+    claim_scoring(tmp_path, simulator="a" * 64)  # the same simulator resumes
+    with pytest.raises(ScoringChanged, match=r"another simulator \(Go module aaaaaaaaaaaa"):
+        claim_scoring(tmp_path, simulator="b" * 64)
+    assert json.loads((tmp_path / SCORING_FILE).read_text())["simulator"] == "a" * 64
+
+
 @pytest.mark.parametrize("stamp", ['{"version": 99}', '{"version": "2"}', "not json"])
 def test_a_run_of_another_or_unreadable_stamp_is_refused(tmp_path: Path, stamp: str):
     (tmp_path / "gepa").mkdir()

@@ -28,6 +28,7 @@ from gepa.optimize_anything import (
     optimize_anything,
 )
 
+from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.evolve.budget import EvalBudget
@@ -171,7 +172,7 @@ def _open_run(settings: EvolveSettings, say: Say) -> _Data:
     )
     check_seed_builds(data.seed)
     settings.run_dir.mkdir(parents=True, exist_ok=True)
-    claim_scoring(settings.run_dir)
+    claim_scoring(settings.run_dir, simulator=module_fingerprint(include_candidate=False))
     (settings.run_dir / "settings.json").write_bytes(
         orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
     )

@@ -1,10 +1,13 @@
-"""The scoring version a run dir was begun under.
+"""The scoring version and simulator a run dir was begun under.
 
 GEPA's saved state holds scores, and a run resumed under another scoring
 version would compare them with scores of another formula; its evaluation
 cache would answer with them too. So a run dir is stamped with the version at
 its start (`scoring.json`), a resume under another version is refused, and
-the report reads an old run's evaluations under its own version.
+the report reads an old run's evaluations under its own version. The same
+holds for the simulator: the stamp records the fingerprint of the Go module
+the candidates are built into (the candidate's file left out), and a resume
+after the simulator, the toolkit or the harness changed is refused too.
 """
 
 from __future__ import annotations
@@ -24,19 +27,36 @@ class ScoringChanged(Exception):
     """The run dir was begun under another scoring version."""
 
 
-def claim_scoring(run_dir: Path) -> None:
-    """Stamp the run dir with today's scoring version, or raise ScoringChanged
-    if its search began under another one (a run dir from before the stamp
-    was scored by version 1)."""
+def claim_scoring(run_dir: Path, simulator: str = "") -> None:
+    """Stamp the run dir with today's scoring version and `simulator` (the
+    module fingerprint), or raise ScoringChanged if its search began under
+    another version (a run dir from before the stamp was scored by version
+    1) or another simulator (a stamp without one is taken as it is)."""
     begun = any((run_dir / name).exists() for name in _BEGUN)
     version = run_scoring_version(run_dir) if begun else SCORING_VERSION
+    start_over = (f"Start a new run (without --name), or delete {run_dir} to run it again "
+                  "from scratch.")
     if version != SCORING_VERSION:
         raise ScoringChanged(
             f"{run_dir} was begun under scoring version {version}, and this is version "
             f"{SCORING_VERSION} (docs/scoring.md): its search state holds scores of the "
-            f"other version, which cannot be compared with today's. Start a new run "
-            f"(without --name), or delete {run_dir} to run it again from scratch.")
-    atomic_write(run_dir / SCORING_FILE, json.dumps({"version": SCORING_VERSION}).encode())
+            f"other version, which cannot be compared with today's. {start_over}")
+    before = _stamp(run_dir).get("simulator", "") if begun else ""
+    if before and simulator and before != simulator:
+        raise ScoringChanged(
+            f"{run_dir} was begun under another simulator (Go module {before[:12]}, today "
+            f"{simulator[:12]}): go/ has changed since, so its saved scores cannot be "
+            f"compared with today's. {start_over}")
+    stamp = {"version": SCORING_VERSION, **({"simulator": simulator} if simulator else {})}
+    atomic_write(run_dir / SCORING_FILE, json.dumps(stamp).encode())
+
+
+def _stamp(run_dir: Path) -> dict[str, object]:
+    try:
+        stamp = json.loads((run_dir / SCORING_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
 
 
 def run_scoring_version(run_dir: Path) -> int | str:

@@ -3,7 +3,9 @@
 It is what GEPA calls (`evaluate(candidate, example)`), and what the `eval`
 and `compare` commands run in parallel. Given a cache dir (an evolution
 run's `evals/`), results are cached on disk by the candidate's and the
-scenario's content, so a resumed run never runs the same pair twice; `eval`
+scenario's content and the scoring version, and an entry is served only to
+the simulator it ran on (the Go module's fingerprint, the candidate's file
+left out), so a resumed run never runs the same pair twice; `eval`
 and `compare` keep no such cache and run every pair afresh. lnd's results
 come from the reference cache and never depend on the candidate.
 """
@@ -23,6 +25,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.heartbeat import heartbeat
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
@@ -65,6 +68,10 @@ class Evaluation(BaseModel):
     axes: ScoreAxes
     feedback: str
     result: Result | None = None
+    #: The fingerprint of the Go module (all but the candidate: the
+    #: simulator, the toolkit, the harness) the evaluation ran on; a cached
+    #: evaluation of another one is never served (empty before it was kept).
+    simulator: str = ""
 
     @property
     def score(self) -> float:
@@ -83,8 +90,10 @@ class Evaluator:
         runner: Runner | None = None,
         executor: Executor = LOCAL,
         recheck_share: float = RECHECK_SHARE,
+        go_dir: Path | None = None,
     ) -> None:
         self._references = references
+        self._go_dir = go_dir
         self._cache_dir = cache_dir
         self._scenarios: dict[str, Scenario] = {}
         self._determinism = DeterminismCheck(cache_dir, recheck_share=recheck_share)
@@ -102,13 +111,19 @@ class Evaluator:
         """One candidate on one scenario, from the cache when it was run
         before. Its feedback is capped: much of it quotes the candidate."""
         cached = self._cache_file(candidate, example)
+        simulator = self._simulator()
         if cached is not None and cached.is_file():
             try:
-                return Evaluation.model_validate_json(cached.read_bytes())
+                hit = Evaluation.model_validate_json(cached.read_bytes())
             except (OSError, ValidationError):
                 log.warning("evaluation cache entry %s is unreadable: evaluating again", cached)
+            else:
+                if hit.simulator == simulator:
+                    return hit
+                log.info("evaluation cache entry %s ran on another simulator: evaluating again",
+                         cached)
         ev, cacheable = self._evaluate_fresh(candidate, example)
-        ev = ev.model_copy(update={"feedback": clip_block(ev.feedback)})
+        ev = ev.model_copy(update={"feedback": clip_block(ev.feedback), "simulator": simulator})
         if cached is not None and cacheable:
             atomic_write(cached, ev.model_dump_json().encode())
         return ev
@@ -205,6 +220,12 @@ class Evaluator:
             result=outcome.result,
         )
         return scored, True
+
+    def _simulator(self) -> str:
+        """The fingerprint of the Go module every candidate is built into,
+        the candidate's own file left out: a change to the simulator, the
+        toolkit or the harness changes what a cached score would be."""
+        return module_fingerprint(self._go_dir, include_candidate=False)
 
     def _rules(self, example: ScenarioExample) -> Scenario:
         """The scenario file itself, read once: the rules a result must keep."""
