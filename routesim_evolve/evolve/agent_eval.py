@@ -11,10 +11,12 @@ binary or reference entry would score its next proposal. So the script
 runs with the project cache pointed at the agents' sandbox (ROOT/
 agent-sandbox: agents' builds and evaluations, which no trusted build and
 no scorer reads), and reads lnd's reference results from the trusted cache
-(ROOT) without writing to it; the run precomputed them for every train
-scenario. A candidate that cannot be built or breaks a rule is printed with
-the reason, never as a bare 0, and each result is logged to --log (in the
-run's agent-log folder), which the proposer relays to the run's log.
+(ROOT) without writing to it (a read-only ReferenceCache: a missing one is
+an error, never computed from the agent's tree and stored); the run
+precomputed them for every train scenario. A candidate that cannot be
+built or breaks a rule is printed with the reason, never as a bare 0, and
+each result is logged to --log (in the run's agent-log folder), which the
+proposer relays to the run's log.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences, candidate_hash
-from routesim_evolve.simulate.reference import ReferenceCache
+from routesim_evolve.simulate.reference import ReferenceCache, ReferenceMissing
 
 # How much of a failure's feedback the log line keeps.
 REASON_CHARS = 400
@@ -64,11 +66,14 @@ def agent_eval(
     missing = sorted(set(names) - {e.name for e in chosen})
     if missing:
         raise AgentEvalError(f"{settings.corpus}/train has no scenario {', '.join(missing)}")
-    references = LndReferences(ReferenceCache(root=references_root))
+    references = LndReferences(ReferenceCache(root=references_root, read_only=True))
     own = cache_root()
     evaluator = Evaluator(references, cache_dir=own / "evals",
                           limits=settings.limits)
-    evaluations = evaluator.evaluate_many(source, chosen, workers=settings.max_concurrency)
+    try:
+        evaluations = evaluator.evaluate_many(source, chosen, workers=settings.max_concurrency)
+    except ReferenceMissing as exc:
+        raise AgentEvalError(str(exc)) from None
     cid = candidate_hash(source)
     for example, ev in zip(chosen, evaluations, strict=True):
         lnd = ", ".join(f"{name} {score_result(r).score:.3f}"
