@@ -154,3 +154,41 @@ def test_the_candidate_cache_is_warmed_once_per_tag_set(
         cache._warm_candidate_cache(tags)
     tags_built = [next(a for a in cmd if a.startswith("-tags=")) for cmd in warmups]
     assert tags_built == [f"-tags={NOLND_TAG}", "-tags="]
+
+
+def test_the_candidate_go_cache_is_bounded_after_every_build(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, seed_source: str
+) -> None:
+    """A candidate that leaves tens of MiB in the candidates' Go build cache
+    (static tables) cannot grow it past its bound during a run: it is checked
+    after each build, emptied past it and warmed again at once."""
+    warmups = 0
+    bound = 1000
+
+    def fake_go(cmd: list[str], cwd: Path, env: dict[str, str], *args: object,
+                **kwargs: object) -> object:
+        nonlocal warmups
+        out = Path(cmd[cmd.index("-o") + 1])
+        if out.name == "seed":
+            warmups += 1
+        else:  # a candidate: leaves more than the bound behind
+            blob = Path(env["GOCACHE"]) / uuid.uuid4().hex
+            blob.parent.mkdir(parents=True, exist_ok=True)
+            blob.write_bytes(b"x" * (2 * bound))
+        out.write_bytes(b"\x7fELF")
+        return cache_module._GoRun(returncode=0, output="")
+
+    monkeypatch.setattr(cache_module, "_run_go", fake_go)
+    monkeypatch.setattr(cache_module, "check_source", lambda *a, **k: _Passed())
+    monkeypatch.setenv("ROUTESIM_CACHE_DIR", str(tmp_path / "cache"))
+    limits = cache_module.BuildLimits(go_cache_bytes=bound)
+    cache = BinaryCache(root=tmp_path / "bins", limits=limits)
+    for i in range(3):
+        assert cache.build(seed_source + f"\nconst bloat{i} = 1\n").ok
+        assert cache_module._tree_bytes(cache_module.candidate_go_cache()) <= bound
+    # The first warm-up, then one after each build that went over.
+    assert warmups == 1 + 3
+
+
+class _Passed:
+    ok = True

@@ -14,8 +14,9 @@ at most once, whatever it does to the compiler.
 
 The compiler is treated as hostile as the binary (`BuildLimits`): a time
 limit sized to normal builds, memory, CPU and file-size limits on every
-compiler process, a Go build cache of the candidates' own, and both that
-cache and the binaries bounded, oldest evicted first.
+compiler process, a Go build cache of the candidates' own, checked against
+its bound after every candidate build (emptied and warmed again past it),
+and the binaries bounded, oldest evicted first.
 """
 
 from __future__ import annotations
@@ -294,18 +295,44 @@ class BinaryCache:
         dependency those tags compile."""
         if tags in self._warmed:
             return
-        go_cache = candidate_go_cache()
-        with file_lock(go_cache.parent / "locks" / "candidate-go-cache.lock"):
-            if _tree_bytes(go_cache) > self.limits.go_cache_bytes:
-                log.info("candidate Go build cache over its bound: emptying it")
-                shutil.rmtree(go_cache, ignore_errors=True)
-            with tempfile.TemporaryDirectory(dir=self._scratch_root()) as tmp:
-                cmd = [go_binary(), "build", *self.flags, "-tags=" + ",".join(tags),
-                       "-o", str(Path(tmp) / "seed"), ROUTESIM_PACKAGE]
-                proc = _run_go(cmd, self.go_dir, self._env(candidate=True), TRUSTED_TIMEOUT_S)
-                if proc.returncode != 0:
-                    raise GoToolchainError(f"building the seed failed:\n{proc.output}")
+        with file_lock(_candidate_cache_lock()):
+            self._empty_if_over_bound()
+            self._warm(tags)
         self._warmed.add(tags)
+
+    def _bound_candidate_cache(self, tags: tuple[str, ...]) -> None:
+        """After each candidate build: a candidate can leave tens of MiB in
+        the candidates' Go build cache (static tables), so its bound is
+        checked every time. Over it, the cache is emptied and warmed again
+        at once for every tag set this process builds with, under the
+        exclusive lock that every candidate build's shared one waits for:
+        no build finds it half gone, and none compiles the dependencies
+        within a candidate's time limit."""
+        if _tree_bytes(candidate_go_cache()) <= self.limits.go_cache_bytes:
+            return
+        with file_lock(_candidate_cache_lock()):
+            if self._empty_if_over_bound():
+                for warmed in sorted(self._warmed | {tags}):
+                    self._warm(warmed)
+
+    def _empty_if_over_bound(self) -> bool:
+        """Empty the candidates' Go build cache if it is over its bound (the
+        caller holds the exclusive lock); whether it did."""
+        go_cache = candidate_go_cache()
+        if _tree_bytes(go_cache) <= self.limits.go_cache_bytes:
+            return False
+        log.info("candidate Go build cache over its bound: emptying it")
+        shutil.rmtree(go_cache, ignore_errors=True)
+        return True
+
+    def _warm(self, tags: tuple[str, ...]) -> None:
+        """A trusted build of the in-tree seed with the candidates' cache."""
+        with tempfile.TemporaryDirectory(dir=self._scratch_root()) as tmp:
+            cmd = [go_binary(), "build", *self.flags, "-tags=" + ",".join(tags),
+                   "-o", str(Path(tmp) / "seed"), ROUTESIM_PACKAGE]
+            proc = _run_go(cmd, self.go_dir, self._env(candidate=True), TRUSTED_TIMEOUT_S)
+            if proc.returncode != 0:
+                raise GoToolchainError(f"building the seed failed:\n{proc.output}")
 
     def _env(self, *, candidate: bool) -> dict[str, str]:
         env = build_env()
@@ -338,11 +365,15 @@ class BinaryCache:
                 self.compiles += 1
             log.info("compiling %s (tags %s)", key[:12], ",".join(tags) or "none")
             hostile = source is not None
-            proc = _run_go(
-                cmd, self.go_dir, self._env(candidate=hostile),
-                self.limits.timeout_s if hostile else TRUSTED_TIMEOUT_S,
-                limits=self.limits if hostile else None,
-            )
+            if hostile:
+                # Shared: candidate builds run together, and the bound's
+                # emptying (exclusive) waits for them.
+                with file_lock(_candidate_cache_lock(), shared=True):
+                    proc = _run_go(cmd, self.go_dir, self._env(candidate=True),
+                                   self.limits.timeout_s, limits=self.limits)
+                self._bound_candidate_cache(tags)
+            else:
+                proc = _run_go(cmd, self.go_dir, self._env(candidate=False), TRUSTED_TIMEOUT_S)
             if proc.returncode != 0 or not tmp_binary.is_file():
                 tmp_binary.unlink(missing_ok=True)
                 if not hostile:
@@ -445,6 +476,12 @@ def candidate_go_cache() -> Path:
     per machine (Go's cache is content-addressed, so every binary cache may
     share it)."""
     return cache_root() / "go-build-candidates"
+
+
+def _candidate_cache_lock() -> Path:
+    """The lock every candidate build holds shared, and the bound's
+    emptying and the warm-up hold exclusive."""
+    return candidate_go_cache().parent / "locks" / "candidate-go-cache.lock"
 
 
 def _tree_bytes(root: Path) -> int:

@@ -16,12 +16,13 @@ from pathlib import Path
 
 
 @contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `path` (created if absent) for the block."""
+def file_lock(path: Path, *, shared: bool = False) -> Iterator[None]:
+    """Hold a lock on `path` (created if absent) for the block: exclusive,
+    or shared with other shared holders."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing releases the lock
