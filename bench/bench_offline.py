@@ -42,11 +42,16 @@ def knob_changes(before: str, after: str) -> list[str]:
             if old.get(k.name) != k.value]
 
 
+#: Hidden worlds, as a run plays them, but the same ones at every invocation,
+#: so that the figures reproduce (corpus/worlds.py).
+WORLD_SECRET = "b0" * 32
+
+
 def run(label: str, source: str, corpus: Path, workdir: Path, seed: int) -> None:
     seed_file = workdir / f"{label}.go"
     seed_file.write_text(source)
     settings = EvolveSettings(corpus=corpus, run_dir=workdir / label, seed_file=seed_file,
-                              seed=seed)
+                              seed=seed, world_secret=WORLD_SECRET)
     summary = evolve(settings, [NamedOffline(seed=seed)], say=lambda m: None)
     best = summary.best_path.read_text()
     pair = next(p for p in summary.test.pairs if (p.a, p.b) == ("best", "seed"))

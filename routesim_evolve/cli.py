@@ -29,6 +29,7 @@ from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.load import CorpusError, load_manifest
+from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret
 from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
@@ -90,9 +91,19 @@ TIMEOUT = click.option(
 )
 
 
+WORLD_SECRET = click.option(
+    "--world-secret", default="public", show_default=True, metavar="public|random|HEX",
+    help="The worlds played: the corpus's own (public: reproducible from the corpus alone), "
+         "fresh ones a candidate could not have replayed (random; the output names the "
+         "secret, to reproduce them), or those of a 64-hex-digit secret "
+         "(docs/scoring.md, 'Hidden worlds').",
+)
+
+
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """How eval and compare run their pairs: concurrency, time limit, executor."""
-    return WORKERS(TIMEOUT(EXECUTOR(RAY_ADDRESS(command))))
+    """How eval and compare run their pairs: concurrency, time limit, executor,
+    the worlds played."""
+    return WORKERS(TIMEOUT(EXECUTOR(RAY_ADDRESS(WORLD_SECRET(command)))))
 
 
 def _fail(message: str) -> None:
@@ -152,6 +163,10 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 @TIMEOUT
 @EXECUTOR
 @RAY_ADDRESS
+@click.option("--world-secret", "run_world_secret", metavar="public|HEX",
+              help="The worlds the run plays: by default hidden ones under a fresh secret the "
+                   "run keeps in its run dir; public: the corpus's own; 64 hex digits: those "
+                   "of that secret (another run's, to replay it).")
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
 @click.pass_context
 def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Path | None,
@@ -159,7 +174,8 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
          workers: int | None, reflection: tuple[str, ...], adaptive: bool,
          plateau_evals: int | None, prompts_dir: Path | None, rng_seed: int, timeout: float,
          executor: str, ray_address: str | None, verbose: bool, max_cost: float | None,
-         prices: Path | None, cache_ttl: str, lm_idle_timeout: float) -> None:
+         prices: Path | None, cache_ttl: str, lm_idle_timeout: float,
+         run_world_secret: str | None) -> None:
     """Evolve a Lightning payment router with GEPA, scored against lnd.
 
     Without a command: evolve from the seed on the corpus's train split,
@@ -174,6 +190,9 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         _fail("--corpus is required (e.g. --corpus corpus); see --help")
     from routesim_evolve.evolve.cli_run import default_run_name, run_evolution
 
+    if run_world_secret is not None:
+        _world_secret(run_world_secret)  # a malformed one stops here, before any work
+
     run_evolution(EvolveSettings(
         corpus=corpus, run_dir=runs_dir / (name or default_run_name(corpus, degraded)),
         degraded=degraded, seed_file=seed_file, max_evals=max_evals,
@@ -182,6 +201,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         reflection=list(reflection), prompts=prompts_dir, max_cost=max_cost, prices=prices,
         lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
         executor=_executor_settings(executor, ray_address),
+        world_secret=run_world_secret,
     ))
 
 
@@ -195,11 +215,12 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
 @run_options
 def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: str | None,
                  json_out: Path | None, workers: int | None, timeout: float, executor: str,
-                 ray_address: str | None) -> None:
+                 ray_address: str | None, world_secret: str) -> None:
     """Score one candidate on a split, beside lnd-apriori and lnd-bimodal."""
     only = [n for n in scenarios.split(",") if n] if scenarios else None
     _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
-             with_pairs=False, only=only, executor=_executor_settings(executor, ray_address))
+             with_pairs=False, only=only, executor=_executor_settings(executor, ray_address),
+             secret=_world_secret(world_secret))
 
 
 @main.command("compare")
@@ -217,11 +238,12 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
 def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
                     revalidate: int, json_out: Path | None, html_out: Path | None,
                     workers: int | None, timeout: float, executor: str,
-                    ray_address: str | None) -> None:
+                    ray_address: str | None, world_secret: str) -> None:
     """Compare routers pair by pair on held-out scenarios (and against lnd)."""
     comparison = _compare(corpus, split, list(candidates), json_out, workers, timeout,
                           revalidate, with_pairs=True,
-                          executor=_executor_settings(executor, ray_address))
+                          executor=_executor_settings(executor, ray_address),
+                          secret=_world_secret(world_secret))
     if html_out is not None:
         from routesim_evolve.report.html import render_compare_report
 
@@ -250,9 +272,17 @@ def _write_page(path: Path, html: str) -> None:
     click.echo(f"wrote {path}", err=True)
 
 
+def _world_secret(text: str) -> WorldSecret:
+    try:
+        return WorldSecret.parse(text)
+    except ValueError as exc:
+        raise UserError(f"--world-secret: {exc}") from None
+
+
 def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
              workers: int | None, timeout: float, revalidate: int, *, with_pairs: bool,
-             executor: ExecutorSettings, only: list[str] | None = None) -> Comparison:
+             executor: ExecutorSettings, only: list[str] | None = None,
+             secret: WorldSecret = PUBLIC) -> Comparison:
     if corpus is None:
         _fail("--corpus is required")
     names = _router_names(files)
@@ -282,9 +312,11 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     click.echo(f"{len(sources)} candidate(s) on {len(examples)} {split} scenarios"
                + (f" × {revalidate + 1} seeds" if revalidate else "") + " …", err=True)
     comparison = compare_routers(sources, examples, evaluator, references, workers=workers,
-                                 revalidate=revalidate,
+                                 revalidate=revalidate, secret=secret,
                                  on_progress=lambda m: click.echo(m, err=True))
     click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
+    click.echo("Worlds: " + ("the corpus's own (--world-secret public)." if secret.public else
+                             f"hidden, under --world-secret {secret.key.hex()}."))
     click.echo("\n## Per scenario: score (success)\n\n" + render_scenarios(comparison))
     click.echo("\n## Per arena\n\n" + render_table(comparison))
     click.echo("\n## Score axes, per arena\n\n" + render_axes(comparison))

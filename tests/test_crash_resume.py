@@ -18,10 +18,15 @@ CHAMPION = REPO / "champions" / "probabilistic.go"  # marks knobs that move scor
 CORPUS = REPO / "corpus"
 
 
+# Both runs play the same hidden worlds (corpus/worlds.py), as one run resumed does.
+SECRET = "5e" * 32
+
+
 def _command(corpus: Path, runs: Path, name: str) -> list[str]:
     return [sys.executable, "-m", "routesim_evolve", "--corpus", str(corpus),
             "--seed-file", str(CHAMPION), "--reflection-lm", "offline", "--seed", "7",
-            "--max-evals", "120", "--runs", str(runs), "--name", name]
+            "--max-evals", "120", "--runs", str(runs), "--name", name,
+            "--world-secret", SECRET]
 
 
 def _proposed(run_dir: Path) -> list[str]:

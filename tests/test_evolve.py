@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.offline import OfflineProposer
@@ -65,9 +66,10 @@ def test_evolve_reports_and_resumes_without_repeating(tiny_corpus: Path, tmp_pat
     assert len(set(first.pairs)) <= 12 + test_pairs
 
     # The best val score is the mean of the best candidate's val scores,
-    # not of its train scores (GEPA 0.1.4's cache would mix them up).
-    val = load_examples(tiny_corpus, "val")
-    train = load_examples(tiny_corpus, "train")
+    # not of its train scores (GEPA 0.1.4's cache would mix them up), in
+    # the worlds the run played (corpus/worlds.py).
+    val, train = played_examples(run_dir, "val"), played_examples(run_dir, "train")
+    assert val and train and val != load_examples(tiny_corpus, "val")
     evaluator = Evaluator(LndReferences())
     best = summary.best_path.read_text()
     on_val = [evaluator.evaluate(best, e).score for e in val]

@@ -3,6 +3,7 @@ command, after the install step), in a subprocess on the bundled corpus."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -65,6 +66,16 @@ def test_main_command_on_the_bundled_corpus_offline(tmp_path: Path):
     # The budget is a limit.
     for used, limit in re.findall(r"evals (\d+)/(\d+)", run.stderr):
         assert int(used) <= int(limit)
+    # Every split was played in hidden worlds, under a secret only the run
+    # dir's owner can read (docs/scoring.md, "Hidden worlds").
+    run_dir = tmp_path / "newcomer"
+    assert (run_dir / "world.key").stat().st_mode & 0o077 == 0
+    for split in ("train", "val", "test"):
+        played = sorted((run_dir / "worlds" / split).glob("*.json"))
+        corpus = sorted((REPO / "corpus" / split).glob("*.json"))
+        assert [p.name for p in played] == [c.name for c in corpus]
+        for p, c in zip(played, corpus, strict=True):
+            assert json.loads(p.read_text())["seed"] != json.loads(c.read_text())["seed"]
 
 
 def test_missing_go_modules_say_what_to_run(tmp_path: Path):

@@ -142,6 +142,13 @@ type Payment struct {
 	MaxParts     uint32  `json:"max_parts,omitempty"`
 	MaxAttempts  int     `json:"max_attempts,omitempty"`
 	FeeLimitMsat *uint64 `json:"fee_limit_msat,omitempty"`
+
+	// AmountShare is the amount's share of the max flow from the sender
+	// to the target at the scenario's start, as the generator sized it.
+	// The harness sizes the payment again by it in a world drawn under a
+	// secret (routesim_evolve/corpus/worlds.py); the simulator plays
+	// AmountMsat and ignores it.
+	AmountShare *float64 `json:"amount_share,omitempty"`
 }
 
 // Graph is one graph file: the public channel graph with announced policies.

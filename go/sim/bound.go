@@ -68,7 +68,7 @@ func (w *World) newBound(spec *routing.SimPaymentSpec) *bound {
 		b.perEdge = uint64(spec.MaxParts)
 	}
 	b.usable, b.minBase = w.net.usableFor(w.source, b.target, spec, w.BlockHeight())
-	b.start = b.capacities()
+	b.start = b.capacities(b.perEdge, true)
 	b.check(0, b.start)
 	return b
 }
@@ -77,7 +77,7 @@ func (w *World) newBound(spec *routing.SimPaymentSpec) *bound {
 // delivered already arrived; only background traffic can raise it there.
 func (b *bound) atRound(delivered lnwire.MilliSatoshi) {
 	if b.dynamic && !b.feasible {
-		b.check(delivered, b.capacities())
+		b.check(delivered, b.capacities(b.perEdge, true))
 	}
 }
 
@@ -94,10 +94,11 @@ func (b *bound) check(delivered lnwire.MilliSatoshi, caps []uint64) {
 	b.feasible = b.reached >= b.spec.Amount
 }
 
-// capacities is what each direction can carry for the payment in the world
-// now: its balance, at most perEdge maximum HTLCs, and nothing where no
-// route of the payment can pass.
-func (b *bound) capacities() []uint64 {
+// capacities is what each direction can carry for the payment: nothing
+// where no route of the payment can pass, else at most perEdge maximum
+// HTLCs and, with balances, its balance in the world now. The sender's own
+// channel is bound by its balance alone (or not at all, without balances).
+func (b *bound) capacities(perEdge uint64, balances bool) []uint64 {
 	net := b.w.net
 	caps := make([]uint64, len(b.usable))
 	for dir, ok := range b.usable {
@@ -106,9 +107,12 @@ func (b *bound) capacities() []uint64 {
 		}
 		c := &net.channels[dir/2]
 		d := dir % 2
-		caps[dir] = uint64(c.local[d])
-		if c.nodes[d] != b.w.source { // the sender's own channel: only its balance binds
-			caps[dir] = min(caps[dir], sat.Mul(b.perEdge, uint64(c.actual[d].MaxHTLC)))
+		caps[dir] = math.MaxUint64
+		if balances {
+			caps[dir] = uint64(c.local[d])
+		}
+		if c.nodes[d] != b.w.source {
+			caps[dir] = min(caps[dir], sat.Mul(perEdge, uint64(c.actual[d].MaxHTLC)))
 		}
 	}
 	return caps

@@ -43,7 +43,9 @@ func (b *bound) cheapestFee(arrived [][]legHold) uint64 {
 	net := b.w.net
 	caps := b.start
 	if b.dynamic || crossesBack(arrived) {
-		caps = b.htlcCapacities()
+		// Each direction carries at most MaxAttempts maximum HTLCs of the
+		// whole payment, whatever its balance.
+		caps = b.capacities(uint64(b.spec.MaxAttempts), false)
 	}
 	amount := uint64(b.spec.Amount)
 	rateCap := min(uint64(b.spec.FeeLimit)*1_000_000/max(amount, 1)+1, unitCostCap)
@@ -60,24 +62,6 @@ func (b *bound) cheapestFee(arrived [][]legHold) uint64 {
 		return b.minBase
 	}
 	return sat.Add(b.minBase, cost/1_000_000)
-}
-
-// htlcCapacities caps each usable direction at MaxAttempts maximum HTLCs
-// alone, whatever its balance (the sender's own channels not at all).
-func (b *bound) htlcCapacities() []uint64 {
-	net := b.w.net
-	caps := make([]uint64, len(b.usable))
-	for dir, ok := range b.usable {
-		if !ok {
-			continue
-		}
-		c := &net.channels[dir/2]
-		caps[dir] = math.MaxUint64
-		if c.nodes[dir%2] != b.w.source {
-			caps[dir] = sat.Mul(uint64(b.spec.MaxAttempts), uint64(c.actual[dir%2].MaxHTLC))
-		}
-	}
-	return caps
 }
 
 // crossesBack reports whether the arrived parts used some channel in both

@@ -112,11 +112,19 @@ def size_payments(
             drawn = rng.uniform(share.min, share.max)
         sat = int(drawn * flow) // 1000
         if low <= sat <= high:
-            sized.append(Payment(target=payment.target, amount_msat=sat * 1000))
+            sized.append(_sized(payment.target, sat, flow))
             drawn = None
         else:
             passed.append((payment, flow))
     for payment, flow in sorted(passed, key=lambda e: -e[1])[:count - len(sized)]:
         sat = min(max(int(rng.uniform(share.min, share.max) * flow) // 1000, low), high)
-        sized.append(Payment(target=payment.target, amount_msat=sat * 1000))
+        sized.append(_sized(payment.target, sat, flow))
     return sized
+
+
+def _sized(target: str, sat: int, flow: int) -> Payment:
+    """A payment of `sat` to a target whose flow is `flow` msat, with its
+    share of it kept, so that a world drawn under a secret can size it the
+    same way (corpus/worlds.py); none when there was no flow to share."""
+    return Payment(target=target, amount_msat=sat * 1000,
+                   amount_share=sat * 1000 / flow if flow > 0 else None)

@@ -184,6 +184,11 @@ class Payment(_Strict):
     max_parts: int = Field(default=0, description="0: the defaults' max_parts")
     max_attempts: int = Field(default=0, description="0: the defaults' max_attempts")
     fee_limit_msat: int | None = Field(default=None, description="absent: from the defaults")
+    amount_share: float | None = Field(
+        default=None, gt=0,
+        description="the amount's share of the max flow to the target at the scenario's start "
+                    "(the generator's difficulty); a world drawn under a secret sizes the "
+                    "payment again by it (corpus/worlds.py). Absent: the amount stands")
 
     def fee_limit(self, defaults: PaymentDefaults) -> int:
         """The fee limit in msat, computed as the Go side does."""

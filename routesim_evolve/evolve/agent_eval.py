@@ -29,6 +29,7 @@ import orjson
 
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences, candidate_hash
@@ -61,7 +62,9 @@ def agent_eval(
 ) -> list[Evaluation]:
     """Score `source` on the named train scenarios and print each result."""
     settings = run_settings(run_dir)
-    train = load_examples(settings.corpus, "train")
+    # The run's own worlds (corpus/worlds.py): the references it computed
+    # are for those.
+    train = played_examples(run_dir, "train") or load_examples(settings.corpus, "train")
     chosen = [e for e in train if e.name in set(names)] if names else train
     missing = sorted(set(names) - {e.name for e in chosen})
     if missing:

@@ -10,6 +10,7 @@ import click
 from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.cli_error import RunStopped, UserError
 from routesim_evolve.corpus.load import CorpusError, load_manifest
+from routesim_evolve.corpus.worlds import WorldsChanged
 from routesim_evolve.evolve.budget import BudgetTooSmall
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.evolve.rotation import ProposalsKeepFailing
@@ -57,7 +58,7 @@ def run_evolution(settings: EvolveSettings) -> None:
     try:
         summary = evolve(settings, proposers, ledger=ledger,
                          say=lambda m: click.echo(m, err=True))
-    except (BudgetTooSmall, ScoringChanged, SeedError, CorpusError) as exc:
+    except (BudgetTooSmall, ScoringChanged, SeedError, CorpusError, WorldsChanged) as exc:
         raise UserError(str(exc)) from None
     except ProposalsKeepFailing as exc:
         raise RunStopped(f"{exc}\nThe run is saved in {settings.run_dir}: fix the cause and "

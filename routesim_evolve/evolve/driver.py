@@ -31,6 +31,7 @@ from gepa.optimize_anything import (
 from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
+from routesim_evolve.corpus.worlds import WorldSecret, resolve_run
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
@@ -173,6 +174,11 @@ def _open_run(settings: EvolveSettings, say: Say) -> _Data:
     check_seed_builds(data.seed)
     settings.run_dir.mkdir(parents=True, exist_ok=True)
     claim_scoring(settings.run_dir, simulator=module_fingerprint(include_candidate=False))
+    # Every split is played in worlds no candidate can replay (corpus/worlds.py).
+    wanted = WorldSecret.parse(settings.world_secret) if settings.world_secret else None
+    data = _Data(train=resolve_run(settings.run_dir, data.train, wanted),
+                 val=resolve_run(settings.run_dir, data.val, wanted),
+                 test=resolve_run(settings.run_dir, data.test, wanted), seed=data.seed)
     (settings.run_dir / "settings.json").write_bytes(
         orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
     )

@@ -45,6 +45,11 @@ class EvolveSettings(BaseModel):
         default=None, gt=0, description="USD; the run stops once its LM replies cost this much"
     )
     prices: Path | None = Field(default=None, description="a price table over the bundled one")
+    world_secret: str | None = Field(
+        default=None, exclude=True,
+        description="the worlds played (corpus/worlds.py): None a fresh secret per run, "
+                    "'public' the corpus's own, or 64 hex digits; never written to "
+                    "settings.json (the run dir keeps it in world.key)")
     executor: ExecutorSettings = ExecutorSettings()
 
     @property

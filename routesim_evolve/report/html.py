@@ -17,6 +17,7 @@ import jinja2
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import CorpusError
+from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.report import plots
 from routesim_evolve.report.heldout import arena_rows, axis_rows, distance_rows, sanity_flags
 from routesim_evolve.report.rundir import (
@@ -134,6 +135,9 @@ def _split(corpus: Path, run_dir: Path, split: str) -> list[ScenarioExample]:
     if not corpus.is_dir():
         raise UserError(f"corpus {corpus} (named in {run_dir / 'settings.json'}) not found: "
                         "run from the directory the run was started in, or pass --corpus DIR")
+    played = played_examples(run_dir, split)
+    if played is not None:
+        return played  # the run's hidden worlds (corpus/worlds.py)
     try:
         return load_examples(corpus, split)  # type: ignore[arg-type]
     except CorpusError as exc:

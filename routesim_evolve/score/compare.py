@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from routesim_evolve.corpus.examples import ScenarioExample, original_name, reseeded
+from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret, resolve
 from routesim_evolve.score.axes import ScoreAxes, ScoreTerms, score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences
 from routesim_evolve.score.stats import PairedComparison, compare_paired
@@ -83,13 +84,16 @@ def compare_routers(
     *,
     workers: int | None = None,
     revalidate: int = 0,
+    secret: WorldSecret = PUBLIC,
     on_progress: Callable[[str], None] | None = None,
 ) -> Comparison:
     """Score candidate sources, lnd's routers and the oracle on the examples,
-    pairwise (the oracle is a ceiling: no pair is formed with it)."""
+    pairwise (the oracle is a ceiling: no pair is formed with it), in the
+    worlds of `secret` (corpus/worlds.py; the examples' own when public)."""
     references = references.with_oracle()
     with tempfile.TemporaryDirectory(prefix="routesim-reseed-") as tmp:
         pool = reseeded(examples, revalidate, Path(tmp)) if revalidate else list(examples)
+        pool = resolve(pool, secret, Path(tmp) / "worlds")
         references.precompute(pool, workers=workers, say=on_progress)
         scores: list[RouterScore] = []
         for name, source in candidates.items():

@@ -1,0 +1,175 @@
+"""Hidden worlds keyed by a secret: what a candidate cannot replay.
+
+A scenario file is public, and so is its seed: a candidate that knows the
+simulator's code could draw every hidden balance, stale policy, background
+payment and attribution draw from it, and route as the oracle does. So the
+worlds the harness plays are drawn from a seed no candidate can compute: an
+HMAC of the scenario's name and seed under a secret the harness holds.
+
+- An evolution run makes a fresh secret and keeps it in its run dir
+  (`world.key`, readable by its owner only), so a resume plays the same
+  worlds. Every router of the run meets the same worlds (common random
+  numbers hold).
+- `compare` and `eval` play the corpus's own worlds (`PUBLIC`) unless given
+  a secret, so that a published table can be reproduced from the corpus
+  alone; `--world-secret random` plays fresh worlds a candidate could not
+  have replayed.
+
+Resolving writes each scenario anew (graph path made absolute, seed
+replaced by the hidden one) under a work dir the candidate never sees. A
+payment sized as a share of what the network holds (`amount_share`, set by
+the generator's difficulty) is sized again in the hidden world: its share
+of the max flow to its target there at the start (Go's `maxflow`), so the
+difficulty holds in worlds the generator never saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict
+
+from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.corpus.difficulty import starting_flows
+from routesim_evolve.corpus.examples import ScenarioExample
+from routesim_evolve.corpus.load import graph_path_of, load_scenario
+
+#: The name of a run's secret in its run dir.
+SECRET_FILE: Final = "world.key"
+#: What an HMAC of a world is keyed under, so a key reused elsewhere yields
+#: nothing here.
+_DOMAIN: Final = b"routesim-world/1\0"
+#: Hidden seeds stay below 2^63, a size every JSON reader keeps exact.
+_SEED_BITS: Final = 63
+
+
+class WorldSecret(BaseModel):
+    """The secret the hidden worlds derive from; `public` plays the corpus's
+    own worlds (no secret)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: bytes = b""
+
+    @property
+    def public(self) -> bool:
+        return not self.key
+
+    @classmethod
+    def fresh(cls) -> WorldSecret:
+        return cls(key=secrets.token_bytes(32))
+
+    @classmethod
+    def parse(cls, text: str) -> WorldSecret:
+        """`public`, `random`, or 64 hex digits; ValueError otherwise."""
+        if text == "public":
+            return PUBLIC
+        if text == "random":
+            return cls.fresh()
+        try:
+            key = bytes.fromhex(text)
+        except ValueError:
+            key = b""
+        if len(key) != 32:
+            raise ValueError(f"world secret {text!r}: give public, random or 64 hex digits")
+        return cls(key=key)
+
+    def hidden_seed(self, name: str, seed: int) -> int:
+        """The seed scenario `name` with public `seed` is played with."""
+        if self.public:
+            return seed
+        mac = hmac.new(self.key, _DOMAIN + f"{name}\0{seed}".encode(), hashlib.sha256)
+        return int.from_bytes(mac.digest()[:8], "big") >> (64 - _SEED_BITS)
+
+
+#: The corpus's own worlds.
+PUBLIC: Final = WorldSecret()
+
+
+class WorldsChanged(ValueError):
+    """A run dir resumed with another secret than it began under."""
+
+
+def run_secret(run_dir: Path, wanted: WorldSecret | None = None) -> WorldSecret:
+    """The run's secret: the one its run dir keeps, else `wanted` (a fresh one
+    when None), kept there (mode 0600) for the run's resumes. Raises
+    WorldsChanged when the run dir keeps another than `wanted`."""
+    path = run_dir / SECRET_FILE
+    if path.is_file():
+        kept = WorldSecret.parse(path.read_text().strip())
+        if wanted is not None and wanted != kept:
+            raise WorldsChanged(
+                f"{run_dir} was begun in the worlds of another --world-secret ({path}): its "
+                "scores are not comparable with these. Resume it without --world-secret, or "
+                "start a new run.")
+        return kept
+    secret = wanted or WorldSecret.fresh()
+    atomic_write(path, (secret.key.hex() if not secret.public else "public").encode(),
+                 mode=0o600)
+    return secret
+
+
+def resolve(examples: Sequence[ScenarioExample], secret: WorldSecret,
+            workdir: Path) -> list[ScenarioExample]:
+    """The examples as the harness plays them under `secret`: the same ones
+    when it is public, else each written anew under workdir (one folder per
+    split, the same names) with its hidden seed and payments sized by their
+    share in the hidden world."""
+    if secret.public:
+        return list(examples)
+    written = [_write_hidden(ex, secret, workdir) for ex in examples]
+    _size_shares(written)
+    return [ScenarioExample.of(ex.split, load_scenario(path))
+            for ex, path in zip(examples, written, strict=True)]
+
+
+def _write_hidden(ex: ScenarioExample, secret: WorldSecret, workdir: Path) -> Path:
+    data = json.loads(ex.path.read_text())
+    data["graph"] = str(Path(graph_path_of(ex.path, data["graph"])).resolve())
+    data["seed"] = secret.hidden_seed(data.get("name", ex.name), int(data.get("seed", 0)))
+    path = workdir / ex.split / ex.path.name
+    atomic_write(path, json.dumps(data).encode())
+    return path
+
+
+def _size_shares(paths: Sequence[Path]) -> None:
+    """Each payment with an amount_share gets that share of the max flow to
+    its target at the start of its hidden world (at least 1 sat)."""
+    sized = [p for p in paths if any("amount_share" in pay
+                                     for pay in json.loads(p.read_text())["payments"])]
+    if not sized:
+        return
+    for path, flows in zip(sized, starting_flows(sized), strict=True):
+        data = json.loads(path.read_text())
+        for payment, flow in zip(data["payments"], flows, strict=True):
+            if "amount_share" in payment:
+                payment["amount_msat"] = max(int(payment["amount_share"] * flow) // 1000, 1) * 1000
+        atomic_write(path, json.dumps(data).encode())
+
+
+def resolved_dir(run_dir: Path) -> Path:
+    """Where a run keeps the scenarios it plays."""
+    return run_dir / "worlds"
+
+
+def resolve_run(run_dir: Path, examples: Sequence[ScenarioExample],
+                wanted: WorldSecret | None = None) -> list[ScenarioExample]:
+    """The examples as the run plays them, under its secret (`wanted`, or a
+    fresh one, on its first start), written under its worlds folder."""
+    return resolve(examples, run_secret(run_dir, wanted), resolved_dir(run_dir))
+
+
+def played_examples(run_dir: Path, split: str) -> list[ScenarioExample] | None:
+    """The scenarios of one split as the run played them, in name order;
+    None for a run that kept none (one from before hidden worlds, which
+    played the corpus's own)."""
+    folder = resolved_dir(run_dir) / split
+    if not (run_dir / SECRET_FILE).is_file() or not folder.is_dir():
+        return None
+    return [ScenarioExample.of(split, load_scenario(p)) for p in sorted(folder.glob("*.json"))]
