@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from repo_files import unavailable
 
 from routesim_evolve.build import BinaryCache
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, NOLND_TAG, go_module_dir
@@ -198,7 +199,7 @@ def test_environment_is_scrubbed_and_scratch_removed(
 
 def test_no_network(tmp_path: Path) -> None:
     if not network_isolation_available():
-        pytest.skip("unshare -n does not work on this machine: runs keep the network")
+        unavailable("unshare -n does not work on this machine: runs keep the network")
     binary = fake_binary(tmp_path, 'cat /proc/net/dev > "$probe/net.txt"\nexit 1\n')
     run_binary(binary, tmp_path / "s.json", limits=SandboxLimits(timeout_s=5))
     lines = (tmp_path / "net.txt").read_text().splitlines()[2:]
