@@ -5,10 +5,12 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
 )
 
-// MaxHops is the onion's limit on the length of a route.
-const MaxHops = 20
+// MaxHops is the onion's limit on the length of a route
+// (routing.MaxRouteHops, the one definition).
+const MaxHops = routing.MaxRouteHops
 
 // EdgeCost prices carrying amt over e, whose own fee for it is fee (0 on
 // the sender's own channel): a cost ≥ 0 added to the route's, and the

@@ -6,14 +6,12 @@ import (
 	"maps"
 
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
 )
 
-// MaxRouteHops is the longest route a payment may use: BOLT 4's 1,300-byte
-// onion holds 20 hops of the classic 65-byte payload. (lnd bounds a route by
-// the size of its payloads, which with TLV payloads comes to about the same;
-// the sphinx package's NumMaxHops, 27, is only what the smallest payloads
-// would allow.) The scorer checks the same limit (score/invariants.py).
-const MaxRouteHops = 20
+// MaxRouteHops is the longest route a payment may use (routing.MaxRouteHops,
+// the one definition).
+const MaxRouteHops = routing.MaxRouteHops
 
 // takeRoute returns the simulator's own deep copy of a route a router
 // returned, or what makes it unusable. The router keeps its memory and may

@@ -191,7 +191,8 @@ class Payment(_Strict):
                     "payment again by it (corpus/worlds.py). Absent: the amount stands")
 
     def fee_limit(self, defaults: PaymentDefaults) -> int:
-        """The fee limit in msat, computed as the Go side does."""
+        """The fee limit in msat, computed as the Go side does (one formula:
+        tests/test_limits_parity.py checks it on Go's own values)."""
         if self.fee_limit_msat is not None:
             return self.fee_limit_msat
         return defaults.fee_limit_base_msat + int(self.amount_msat * defaults.fee_limit_ppm / 1e6)

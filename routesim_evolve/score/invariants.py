@@ -18,7 +18,8 @@ from routesim_evolve.simulate.result import PaymentResult, Result
 
 #: Seconds per block on the simulator's virtual clock (go/sim/world.go).
 BLOCK_INTERVAL_S = 600
-#: The onion's hop limit (go/sim/routecopy.go, MaxRouteHops).
+#: The onion's hop limit (go/routing/limits.go, MaxRouteHops; docs/examples/limits.json
+#: carries it here, tests/test_limits_parity.py checks the two agree).
 MAX_ROUTE_HOPS = 20
 #: Attempt outcomes that delivered their amount.
 ARRIVED = ("settled", "held")
