@@ -40,7 +40,6 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from routesim_evolve.build.allowlist import Finding, check_source
-from routesim_evolve.build.fsutil import atomic_write, evict_oldest, file_lock
 from routesim_evolve.build.gomodule import (
     CANDIDATE_SLOT,
     NOLND_TAG,
@@ -53,12 +52,11 @@ from routesim_evolve.build.gomodule import (
     go_version,
     module_fingerprint,
 )
+from routesim_evolve.fsutil import GIB, MIB, atomic_write, evict_oldest, file_lock
 from routesim_evolve.textclip import clip_line
 
 log = logging.getLogger(__name__)
 
-MIB = 1 << 20
-GIB = 1 << 30
 
 #: Flags of every build. -trimpath keeps stack traces free of local paths
 #: (and the scratch folder out of the binary); -s -w drop the symbol table

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.build import gomodule
-from routesim_evolve.build.fsutil import file_lock
+from routesim_evolve.fsutil import file_lock
 
 
 class GoTool(BaseModel):

@@ -35,10 +35,10 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.corpus.difficulty import starting_flows
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.load import graph_path_of, load_scenario
+from routesim_evolve.fsutil import atomic_write
 
 #: The name of a run's secret in its run dir.
 SECRET_FILE: Final = "world.key"

@@ -30,8 +30,8 @@ from typing import Any
 from gepa.strategies.batch_sampler import EpochShuffledBatchSampler
 from gepa.strategies.candidate_selector import ParetoCandidateSelector
 
-from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.evolve.rotation import RotatingProposer
+from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.reflect.cost import CostLedger
 
 log = logging.getLogger(__name__)

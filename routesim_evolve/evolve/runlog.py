@@ -15,9 +15,9 @@ from typing import Any, TextIO
 
 import orjson
 
-from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.progress import ProgressSnapshot, make_view
+from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.reflect.cost import Charge, CostLedger
 from routesim_evolve.score.evaluator import candidate_hash
 

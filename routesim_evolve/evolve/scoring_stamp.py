@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.score.axes import SCORING_VERSION
 
 SCORING_FILE = "scoring.json"

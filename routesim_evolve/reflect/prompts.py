@@ -19,7 +19,6 @@ import jinja2
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.build.allowlist import load_allowlist
-from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.build.gomodule import (
     build_env,
     cache_root,
@@ -29,6 +28,7 @@ from routesim_evolve.build.gomodule import (
 )
 from routesim_evolve.build.gomodule import module_fingerprint as go_fingerprint
 from routesim_evolve.corpus.manifest import ArenaRates, Manifest
+from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.layout import CHAMPIONS_DIR, PROMPTS_DIR
 from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.score.axes import EFFICIENCY_WEIGHT

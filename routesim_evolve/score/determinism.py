@@ -34,7 +34,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from routesim_evolve.build.fsutil import atomic_write
+from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.result import Result
 

@@ -24,11 +24,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from routesim_evolve.build.fsutil import atomic_write
 from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.heartbeat import heartbeat
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
+from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.score.axes import SCORING_VERSION, ZERO, ScoreAxes, score_result
 from routesim_evolve.score.determinism import RECHECK_SHARE, DeterminismCheck
 from routesim_evolve.score.feedback import ScenarioFeedback, describe_result

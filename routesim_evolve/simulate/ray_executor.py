@@ -30,8 +30,8 @@ import ray
 from ray.exceptions import RayError
 
 from routesim_evolve.build.cache import BuildLimits
-from routesim_evolve.build.fsutil import atomic_write, evict_oldest
 from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.fsutil import atomic_write, evict_oldest
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import scenario_graph_path
 from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary

@@ -19,12 +19,12 @@ from pathlib import Path
 import orjson
 
 from routesim_evolve.build.cache import BinaryCache, default_cache
-from routesim_evolve.build.fsutil import atomic_write, file_lock
 from routesim_evolve.build.gomodule import module_fingerprint
+from routesim_evolve.fsutil import GIB, atomic_write, file_lock
 from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.result import Result
-from routesim_evolve.simulate.sandbox import GIB, SandboxLimits
+from routesim_evolve.simulate.sandbox import SandboxLimits
 
 #: lnd's reference routers, as routers_reference.go registers them.
 LND_ROUTERS = ("lnd-apriori", "lnd-bimodal")

@@ -40,6 +40,7 @@ from typing import IO, NamedTuple, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from routesim_evolve.fsutil import GIB, MIB
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.result import Result
@@ -47,8 +48,6 @@ from routesim_evolve.textclip import clip_block, quoted_output
 
 log = logging.getLogger(__name__)
 
-MIB = 1 << 20
-GIB = 1 << 30
 
 #: The child's PATH: the binary needs none, but a shell-less exec of
 #: `unshare` is resolved by the parent anyway.

@@ -1,8 +1,9 @@
-"""File locks and atomic writes shared by the binary and reference caches.
+"""Files every package writes: locks, atomic writes, eviction, sizes.
 
 Workers may be threads or processes, so locks are `flock` locks on a lock
 file: each `open` gets its own open file description, which makes them
 exclusive between threads of one process too (POSIX record locks would not).
+It depends on no package of the project, so any of them may use it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+#: Sizes in bytes.
+MIB = 1 << 20
+GIB = 1 << 30
 
 
 @contextmanager
