@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 
 from routesim_evolve.evolve.driver import evolve
-from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.factory import NamedOffline
 from routesim_evolve.propose.tunables import find_tunables, set_value
+from routesim_evolve.runs.settings import EvolveSettings
 
 REPO = Path(__file__).resolve().parents[1]
 # Knob values far from what the champion was tuned to.

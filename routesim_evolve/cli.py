@@ -30,7 +30,6 @@ from routesim_evolve.corpus.cli import corpus_command
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret
-from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
     render_axes,
@@ -40,6 +39,7 @@ from routesim_evolve.report.heldout import (
     render_scenarios,
     render_table,
 )
+from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.executor import (

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
-from routesim_evolve.evolve.scoring_stamp import claim_scoring
-from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
+from routesim_evolve.runs.settings import EvolveSettings, RunSummary
+from routesim_evolve.runs.stamp import claim_scoring
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.compare import Comparison, result_score
 from routesim_evolve.score.evaluator import Evaluation, candidate_hash, eval_cache_file

@@ -11,7 +11,7 @@ import pytest
 
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.evolve.agent_eval import AgentEvalError, agent_eval
-from routesim_evolve.evolve.settings import EvolveSettings
+from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.simulate.reference import ReferenceCache, ReferenceMissing
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.evolve.driver import evolve
-from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.offline import OfflineProposer
+from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.simulate.runner import run_candidate
 

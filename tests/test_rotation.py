@@ -21,12 +21,12 @@ from routesim_evolve.evolve.rotation import (
     ProposalsKeepFailing,
     RotatingProposer,
 )
-from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.agentic import AGENT_LOG, AgenticProposer, AgentWorkspace
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.prompts import GoDocs, PromptPack
 from routesim_evolve.reflect.usage import Completion
+from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.axes import ScoreAxes
 from routesim_evolve.score.evaluator import LndReferences
 from routesim_evolve.score.feedback import ScenarioFeedback

@@ -14,13 +14,13 @@ import pytest
 from report_run import MemoryReferences, make_run
 
 from routesim_evolve.corpus.examples import load_examples
-from routesim_evolve.evolve.scoring_stamp import (
+from routesim_evolve.report.html import render_run_report
+from routesim_evolve.runs.stamp import (
     SCORING_FILE,
     ScoringChanged,
     claim_scoring,
     run_scoring_version,
 )
-from routesim_evolve.report.html import render_run_report
 from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.evaluator import (
     Evaluation,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.build import gomodule
+import routesim_evolve.build.gomodule as gomodule
 from routesim_evolve.fsutil import file_lock
 
 

@@ -15,6 +15,7 @@ expensive part.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -173,6 +174,20 @@ def graph_path_of(scenario_path: str | os.PathLike[str], graph: str) -> str:
     if os.path.isabs(graph):
         return os.path.normpath(graph)
     return os.path.normpath(os.path.join(os.path.dirname(os.fspath(scenario_path)), graph))
+
+
+def scenario_graph_file(scenario_path: str | os.PathLike[str]) -> str:
+    """The graph file a scenario file names (graph_path_of), read from the
+    file without checking the rest of it: the reference cache keys a result
+    by it, and the Ray executor ships it. ValueError when it names none."""
+    try:
+        doc = json.loads(Path(scenario_path).read_bytes())
+    except ValueError:
+        doc = None
+    graph = doc.get("graph") if isinstance(doc, dict) else None
+    if not isinstance(graph, str) or not graph:
+        raise ValueError(f"{os.fspath(scenario_path)}: graph: missing")
+    return graph_path_of(scenario_path, graph)
 
 
 def load_scenarios(paths: Sequence[str | os.PathLike[str]]) -> list[LoadedScenario]:

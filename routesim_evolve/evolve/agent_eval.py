@@ -30,7 +30,7 @@ import orjson
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.worlds import played_examples
-from routesim_evolve.evolve.settings import EvolveSettings
+from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences, candidate_hash
 from routesim_evolve.simulate.reference import ReferenceCache, ReferenceMissing

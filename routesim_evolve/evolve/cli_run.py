@@ -14,9 +14,7 @@ from routesim_evolve.corpus.worlds import WorldsChanged
 from routesim_evolve.evolve.budget import BudgetTooSmall
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.evolve.rotation import ProposalsKeepFailing
-from routesim_evolve.evolve.scoring_stamp import ScoringChanged
 from routesim_evolve.evolve.seed import SeedError
-from routesim_evolve.evolve.settings import EvolveSettings
 from routesim_evolve.propose.agentic import AgentWorkspace
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.factory import backend_of, build_proposers
@@ -32,6 +30,8 @@ from routesim_evolve.report.heldout import (
     render_table,
     render_verdict,
 )
+from routesim_evolve.runs.settings import EvolveSettings
+from routesim_evolve.runs.stamp import ScoringChanged
 
 
 def run_evolution(settings: EvolveSettings) -> None:

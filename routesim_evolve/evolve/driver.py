@@ -36,9 +36,7 @@ from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
-from routesim_evolve.evolve.scoring_stamp import claim_scoring
 from routesim_evolve.evolve.seed import Seed, check_seed_builds, load_seed
-from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.pricing import load_prices
@@ -50,6 +48,8 @@ from routesim_evolve.report.heldout import (
     render_table,
     render_verdict,
 )
+from routesim_evolve.runs.settings import EvolveSettings, RunSummary
+from routesim_evolve.runs.stamp import claim_scoring
 from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
 from routesim_evolve.simulate.executor import open_executor

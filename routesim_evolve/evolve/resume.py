@@ -11,7 +11,7 @@ it picks the same parents and minibatches and the offline proposer makes the
 same moves; the evaluation cache answers every pair already run.
 
 A run dir is also stamped with the scoring version it was begun under
-(`scoring_stamp`).
+(`runs/stamp.py`).
 
 What cannot be restored: a language model's reply (the same prompt may get
 another answer) and an agent's edits. With an LM in the rotation a resumed

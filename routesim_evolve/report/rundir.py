@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.cli_error import UserError
 from routesim_evolve.corpus.examples import ScenarioExample
-from routesim_evolve.evolve.scoring_stamp import SCORING_FILE, run_scoring_version
-from routesim_evolve.evolve.settings import EvolveSettings, RunSummary
 from routesim_evolve.reflect.usage import Usage
+from routesim_evolve.runs.settings import EvolveSettings, RunSummary
+from routesim_evolve.runs.stamp import SCORING_FILE, run_scoring_version
 from routesim_evolve.score.axes import AXES, SCORING_VERSION
 from routesim_evolve.score.evaluator import Evaluation, cached_evaluations, eval_cache_file
 

@@ -31,9 +31,9 @@ from ray.exceptions import RayError
 
 from routesim_evolve.build.cache import BuildLimits
 from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import atomic_write, evict_oldest
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
-from routesim_evolve.simulate.reference import scenario_graph_path
 from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ class RayExecutor:
         router, limits, source = resolve_run(options)
         scenario = Path(scenario_path).resolve()
         try:
-            graph = self._ship_file(scenario_graph_path(scenario))
+            graph = self._ship_file(Path(scenario_graph_file(scenario)))
             run = RemoteRun(
                 sandbox=sandbox_fingerprint(),
                 binary=self._ship_binary(Path(binary)),

@@ -16,10 +16,9 @@ import re
 import subprocess
 from pathlib import Path
 
-import orjson
-
 from routesim_evolve.build.cache import BinaryCache, default_cache
 from routesim_evolve.build.gomodule import module_fingerprint
+from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import GIB, atomic_write, file_lock
 from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
@@ -55,21 +54,12 @@ class ReferenceRunError(RuntimeError):
         self.outcome = outcome
 
 
-def scenario_graph_path(scenario_path: Path) -> Path:
-    """The graph file a scenario names, relative to the scenario's folder."""
-    doc = orjson.loads(scenario_path.read_bytes())
-    graph = doc.get("graph") if isinstance(doc, dict) else None
-    if not isinstance(graph, str) or not graph:
-        raise ValueError(f"{scenario_path}: graph: missing")
-    return (scenario_path.parent / graph).resolve()
-
-
 def reference_key(scenario_path: Path, router: str, module_hash: str) -> str:
     """The cache key of one reference result."""
     digest = hashlib.sha256(_ENTRY_VERSION)
     for part in (
         scenario_path.read_bytes(),
-        scenario_graph_path(scenario_path).read_bytes(),
+        Path(scenario_graph_file(scenario_path)).read_bytes(),
         module_hash.encode(),
         router.encode(),
     ):
