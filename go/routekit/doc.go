@@ -29,6 +29,28 @@
 //     (Payment.ReportAttempt, which a router embedding *Payment inherits).
 //   - Decompose: a flow split into paths (also the oracle's).
 //
+// Payment's methods, by the idea they serve (payment.go unless named):
+//
+//   - The payment's own state and limits: Request, Now, AttemptsLeft,
+//     FeeBudget, FinalLock, Locked and Held (what its shards lock and hold
+//     on a channel), RoundParts (router.go).
+//   - What a channel likely carries: Prob, PriorProb; what the network can
+//     carry: UpperBound (for sure), ExpectedBound (as believed),
+//     CanComplete; whether to start or go on at all: WorthStarting,
+//     LikelyFeasible (feasible.go).
+//   - One route: Query (a search under the payment's limits and a cost),
+//     ProbCost (lnd-like −ln P plus fees), Route (a path as lnd's route),
+//     Best and LastTry (router.go).
+//   - A round planned as a flow: Pieces (a channel's convex cost pieces),
+//     PlanFlow (the min-cost flow split into routes).
+//   - Handing routes out: Dispatch (booking), Send, WholeFirst, FirstBest
+//     (router.go).
+//   - Learning from outcomes: ReportAttempt (router.go: the whole of it),
+//     Returned (booking), Passed and Failed (what the route showed),
+//     LearnFailure, Diagnose, Blame, FailureWeights and Attribution
+//     (router.go: how far a reported position is trusted), Finish (an
+//     atomic payment's settle).
+//
 // It is trusted code compiled into every candidate: it reads nothing but
 // the routing contract's SimNetworkView, the routes a router hands out and
 // the results it is told, so it gives a candidate no data the candidate
