@@ -35,6 +35,20 @@ def test_static_part_states_the_contract_and_the_manifest_numbers(manifest):
     assert "{{" not in static and "}}" not in static
 
 
+def test_lnd_types_carry_only_what_a_router_uses(manifest):
+    """Of lnd's Route and Hop the prompt quotes the fields a router sets or
+    reads here: no blinded paths, custom records, onion encoding or lnd's
+    own TODOs, which a model cannot act on."""
+    static = PromptPack(manifest).static
+    for used in ("TotalTimeLock uint32", "Hops []*Hop", "AmtToForward lnwire.MilliSatoshi",
+                 "OutgoingTimeLock uint32", "ChannelID uint64", "func (r *Route) TotalFees()"):
+        assert used in static, used
+    for noise in ("BlindingPoint", "FirstHopWireCustomRecords", "LegacyPayload", "TODO(",
+                  "ToSphinxPath", "PackHopPayload", "EncryptedData"):
+        assert noise not in static, noise
+    assert "are left out here: the simulator ignores them" in static
+
+
 def test_dynamic_part_comes_last_and_static_is_stable(manifest, seed_source):
     pack = PromptPack(manifest)
     one = pack.render(seed_source, [feedback("s1", "base", "delivered 3/5")])
@@ -74,3 +88,18 @@ def feedback(scenario: str, arena: str, text: str) -> ScenarioFeedback:
     axes = ScoreAxes(success=0.6, retry_efficiency=0.5, fee_efficiency=0.9)
     return ScenarioFeedback(scenario=scenario, arena=arena, score=axes.score, axes=axes,
                             references={"lnd-apriori": axes}, text=text)
+
+
+def test_each_model_is_told_one_way_to_hand_its_file_in(manifest, seed_source):
+    """A model replies with the file, an agent edits it in place: each prompt
+    says its own way once, and never the other's."""
+    from routesim_evolve.reflect.cli_backend import agent_instructions
+
+    pack = PromptPack(manifest)
+    fb = [feedback("s1", "base", "x")]
+    reply = pack.render(seed_source, fb)
+    edit = agent_instructions(pack.render(seed_source, fb, hand_in="edit"), eval_script=None)
+    reply_text = reply.static + reply.dynamic
+    assert reply_text.count("```go block") == 1 and "in place" not in reply_text
+    assert "in place" in edit and "```go block" not in edit and "fenced block" not in edit
+    assert reply.static == pack.render(seed_source, fb, hand_in="edit").static  # cache-stable

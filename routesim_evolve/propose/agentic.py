@@ -26,7 +26,7 @@ from routesim_evolve.build.gomodule import cache_root, go_binary, go_env
 from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.cli_backend import AgentCLIBackend
-from routesim_evolve.reflect.prompts import PromptPack
+from routesim_evolve.reflect.prompts import HandIn, PromptPack
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,8 @@ def eval_script(workspace: AgentWorkspace, names: Sequence[str]) -> str:
 
 class AgenticProposer(PromptedProposer):
     """An agent CLI that edits candidate_impl.go in place."""
+
+    hand_in: HandIn = "edit"
 
     def __init__(
         self, backend: AgentCLIBackend, pack: PromptPack, workspace: AgentWorkspace

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from routesim_evolve.reflect.base import PromptParts
-from routesim_evolve.reflect.prompts import PromptPack
+from routesim_evolve.reflect.prompts import HandIn, PromptPack
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 
@@ -54,6 +54,9 @@ class PromptedProposer(Proposer):
     """A proposer that renders the prompt pack for a model. When its last
     reply repeated a candidate, the next prompt says so, once."""
 
+    #: How its model hands a proposal in (prompts.HAND_IN).
+    hand_in: HandIn = "reply"
+
     def __init__(self, pack: PromptPack) -> None:
         self.pack = pack
         self._note: str | None = None
@@ -61,7 +64,7 @@ class PromptedProposer(Proposer):
     def prompt(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> PromptParts:
         """The prompt for this proposal, with the pending note (then cleared)."""
         note, self._note = self._note, None
-        return self.pack.render(parent, feedback, note=note)
+        return self.pack.render(parent, feedback, note=note, hand_in=self.hand_in)
 
     def on_unchanged(self, note: str) -> None:
         self._note = note

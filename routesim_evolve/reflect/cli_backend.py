@@ -375,10 +375,8 @@ def agent_instructions(prompt: PromptParts, eval_script: Path | None) -> str:
     """The instructions file: the reflection prompt, static part first, then
     how this work dir is used."""
     steps = [
-        f"- Edit `{CANDIDATE_FILE}` in this directory in place, instead of replying with the "
-        "file. When you exit, its contents are the proposal; nothing else here is kept.",
-        f"- It must stay one complete Go file in `package main`. Check that it parses with "
-        f"`{syntax_check_command()}`.",
+        f"- `{CANDIDATE_FILE}` must stay one complete Go file in `package main`. Check that it "
+        f"parses with `{syntax_check_command()}`.",
     ]
     if eval_script is not None:
         steps.append(

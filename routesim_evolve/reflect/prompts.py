@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jinja2
 from pydantic import BaseModel, ConfigDict
@@ -49,6 +49,18 @@ CONTRACT_DOCS: tuple[tuple[str, ...], ...] = (
     ("github.com/lightningnetwork/lnd/routing/route", "Route.TotalFees"),
     ("github.com/lightningnetwork/lnd/lnwire", "FailureMessage"),
 )
+# Moves whenever what is made of `go doc`'s output moves: the cached texts
+# are kept by it and by the module's content.
+DOCS_FORMAT = 2
+# Of lnd's Route and Hop, the fields a router sets or reads in the
+# simulator; the others (blinded paths, AMP, custom records, TLV payloads,
+# a TODO of lnd's) are noise a model cannot act on, and are left out.
+LND_FIELDS: dict[str, frozenset[str]] = {
+    "Route": frozenset({"TotalTimeLock", "TotalAmount", "SourcePubKey", "Hops"}),
+    "Hop": frozenset({"PubKeyBytes", "ChannelID", "OutgoingTimeLock", "AmtToForward", "MPP"}),
+}
+# Their methods a router has no use for: the onion's encoding.
+LND_METHODS_LEFT_OUT = ("ToSphinxPath", "PackHopPayload", "PayloadSize")
 # And the trusted toolkit a candidate may build on, whole: a model that does
 # not know its API rewrites its machinery into every candidate.
 TOOLKIT_DOCS: tuple[tuple[str, ...], ...] = (("-all", "./routekit"),)
@@ -75,7 +87,7 @@ def go_docs(go_dir: Path | None = None) -> GoDocs:
 
 
 def _go_doc(go_dir: Path, name: str, queries: tuple[tuple[str, ...], ...]) -> str:
-    cached = cache_root() / "prompts" / f"{name}-{go_fingerprint(go_dir)}.txt"
+    cached = cache_root() / "prompts" / f"{name}-{DOCS_FORMAT}-{go_fingerprint(go_dir)}.txt"
     if cached.is_file():
         return cached.read_text()
     parts = []
@@ -90,10 +102,65 @@ def _go_doc(go_dir: Path, name: str, queries: tuple[tuple[str, ...], ...]) -> st
         )
         if out.returncode != 0:
             raise PromptError(f"go doc {' '.join(args)} failed: {out.stderr.strip()}")
-        parts.append(out.stdout.strip())
+        parts.append(_trim_lnd_doc(out.stdout.strip()))
     text = "\n\n".join(parts)
     atomic_write(cached, text.encode())
     return text
+
+
+def _trim_lnd_doc(doc: str) -> str:
+    """`go doc` of an lnd type with only the fields and methods a router
+    uses (LND_FIELDS, LND_METHODS_LEFT_OUT); any other text unchanged."""
+    lines = doc.splitlines()
+    struct = next((name for name in LND_FIELDS
+                   if any(line.startswith(f"type {name} struct {{") for line in lines)), None)
+    if struct is None:
+        return doc
+    out: list[str] = []
+    block: list[str] = []
+    inside = False
+    for line in lines:
+        if line.startswith(f"type {struct} struct {{"):
+            inside = True
+            out.append(line)
+        elif inside and line == "}":
+            out += _kept_fields(block, LND_FIELDS[struct])
+            out += ["", "\t// (lnd's other fields, for blinded paths, AMP, custom records and",
+                    "\t// TLV payloads, are left out here: the simulator ignores them.)"]
+            out.append(line)
+            inside, block = False, []
+        elif inside:
+            block.append(line)
+        elif not any(f") {m}(" in line for m in LND_METHODS_LEFT_OUT):
+            out.append(line)
+    return "\n".join(out)
+
+
+def _kept_fields(body: list[str], keep: frozenset[str]) -> list[str]:
+    """The struct body's fields (each with the comment above it) that are
+    in keep, separated as go doc separates them."""
+    fields: list[list[str]] = [[]]
+    for line in body:
+        if not line.strip():
+            fields.append([])
+        else:
+            fields[-1].append(line)
+    kept = []
+    for field in fields:
+        decl = next((ln for ln in field if not ln.strip().startswith("//")), "")
+        if decl.split() and decl.split()[0] in keep:
+            kept.append("\n".join(field))
+    return "\n\n".join(kept).splitlines()
+
+
+HandIn = Literal["reply", "edit"]
+#: How a proposal comes back, said once, at the prompt's end: a model replies
+#: with the file; an agent edits it where it works.
+HAND_IN: dict[str, str] = {
+    "reply": "Reply with the complete new `candidate_impl.go` in one ```go block.",
+    "edit": ("Edit `candidate_impl.go` in your working directory in place: when you exit, "
+             "its contents are your proposal, and nothing else you write is kept."),
+}
 
 
 class PromptPack:
@@ -136,12 +203,15 @@ class PromptPack:
         return "\n\n".join(self._env.get_template(n).render(self.context).strip() for n in names)
 
     def render(
-        self, candidate: str, feedback: Sequence[ScenarioFeedback], *, note: str | None = None
+        self, candidate: str, feedback: Sequence[ScenarioFeedback], *, note: str | None = None,
+        hand_in: HandIn = "reply",
     ) -> PromptParts:
         """The prompt for one proposal; `note` tells the model about its
-        previous reply (e.g. that it changed nothing)."""
+        previous reply (e.g. that it changed nothing); `hand_in` how the file
+        comes back (HAND_IN: a reply, or an agent's edit in place)."""
         dynamic = self._env.get_template("iteration.md.j2").render(
-            candidate=candidate.strip(), feedback=[_template_item(f) for f in feedback], note=note
+            candidate=candidate.strip(), feedback=[_template_item(f) for f in feedback], note=note,
+            reply=HAND_IN[hand_in],
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
 
