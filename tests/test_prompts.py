@@ -103,3 +103,26 @@ def test_each_model_is_told_one_way_to_hand_its_file_in(manifest, seed_source):
     assert reply_text.count("```go block") == 1 and "in place" not in reply_text
     assert "in place" in edit and "```go block" not in edit and "fenced block" not in edit
     assert reply.static == pack.render(seed_source, fb, hand_in="edit").static  # cache-stable
+
+
+def test_lessons_about_other_arenas_are_left_out(manifest):
+    """The tiny corpus has base and attribution: a drift lesson is text the
+    model cannot act on there, an attribution one reaches it untagged."""
+    from routesim_evolve.reflect.prompts import lessons_for, read_lessons
+
+    lessons = ["General.", "[drift] Forget slowly.", "[attribution] Spread the blame.",
+               "[drift, atomic_mpp] Plan rounds."]
+    assert lessons_for(lessons, ["base", "attribution"]) == ["General.", "Spread the blame."]
+    assert lessons_for(lessons, ["atomic_mpp"]) == ["General.", "Plan rounds."]
+    static = PromptPack(manifest, lessons=read_lessons(), docs=NO_DOCS).static
+    assert "Forget slowly always" not in static and "[attribution]" not in static
+    assert "Trust failure positions" in static
+
+
+def test_the_bundled_lessons_name_nothing_the_model_cannot_see():
+    from routesim_evolve.reflect.prompts import read_lessons
+
+    text = "\n".join(read_lessons())
+    for unseen in ("planner.go", "probabilistic.go", "corpus generate", "--seed", "knob ",
+                   "compare --", "keptRounds", "mayCarry"):
+        assert unseen not in text, unseen

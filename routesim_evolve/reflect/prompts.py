@@ -9,8 +9,9 @@ feedback) comes last.
 
 from __future__ import annotations
 
+import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
@@ -190,7 +191,7 @@ class PromptPack:
         self._env.globals["pct"] = lambda x: f"{100 * float(x):.0f}%"
         self.degraded = degraded
         self.context = world_context(manifest, degraded=degraded)
-        self.context["lessons"] = list(lessons)
+        self.context["lessons"] = lessons_for(lessons, manifest.arenas)
         docs = docs or go_docs()
         self.context["contract_doc"] = docs.contract
         self.context["toolkit_doc"] = docs.toolkit
@@ -234,6 +235,24 @@ def read_lessons(path: Path = DEFAULT_LESSONS) -> list[str]:
     if current:
         lessons.append(current)
     return lessons
+
+
+#: A lesson about some arenas only starts with them in brackets: "[drift] …".
+_ARENA_TAG = re.compile(r"^\[([a-z_]+(?:,\s*[a-z_]+)*)\]\s*")
+
+
+def lessons_for(lessons: Sequence[str], arenas: Iterable[str]) -> list[str]:
+    """The lessons that concern a corpus of these arenas, without their tags:
+    one about other arenas only is text the model cannot act on."""
+    have = set(arenas)
+    kept = []
+    for lesson in lessons:
+        tag = _ARENA_TAG.match(lesson)
+        if tag is None:
+            kept.append(lesson)
+        elif have & {a.strip() for a in tag.group(1).split(",")}:
+            kept.append(lesson[tag.end():])
+    return kept
 
 
 def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
