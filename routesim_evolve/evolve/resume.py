@@ -27,10 +27,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gepa.strategies.batch_sampler import EpochShuffledBatchSampler
 from gepa.strategies.candidate_selector import ParetoCandidateSelector
 
 from routesim_evolve.evolve.rotation import RotatingProposer
+from routesim_evolve.evolve.sampler import ArenaStratifiedSampler
 from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.reflect.cost import CostLedger
 
@@ -38,8 +38,7 @@ log = logging.getLogger(__name__)
 
 FILE = "resume.pkl"
 #: Sampler fields that make up its position (its rng is saved once, shared).
-_SAMPLER_FIELDS = ("shuffled_ids", "epoch", "id_freqs", "last_trainset_size",
-                   "_current_iteration", "_calls_in_iteration")
+_SAMPLER_FIELDS = ("stream", "position")
 
 
 class SearchState:
@@ -49,7 +48,7 @@ class SearchState:
                  dispatcher: RotatingProposer, ledger: CostLedger) -> None:
         self.path = run_dir / FILE
         self.rng = random.Random(seed)
-        self.sampler = EpochShuffledBatchSampler(minibatch_size=minibatch, rng=self.rng)
+        self.sampler = ArenaStratifiedSampler(minibatch_size=minibatch, rng=self.rng)
         self.selector = ParetoCandidateSelector(rng=self.rng)
         self.dispatcher = dispatcher
         self.ledger = ledger
