@@ -64,6 +64,36 @@ def best_val_curve(points: Sequence[ValPoint]) -> str:
     return to_data_uri(fig)
 
 
+#: Labels closer than this share of the axes' spans would overlap.
+_LABEL_ROOM = 0.06
+
+
+def lineage_labels(scored: Sequence[CandidateRecord]) -> list[CandidateRecord]:
+    """The candidates whose ids the lineage plot writes: the best, the seed
+    and the best's ancestors first, then the others by val score, each only
+    where no label already written is near (many candidates share a score,
+    and their ids were written over one another; the table lists all)."""
+    if not scored:
+        return []
+    by_id = {c.id: c for c in scored}
+    best = max(scored, key=lambda c: c.val_score or 0.0)
+    first = [best]
+    while (parent := by_id.get(first[-1].parent or "")) is not None and parent not in first:
+        first.append(parent)
+    first += [c for c in scored if c.verdict == "seed" and c not in first]
+    rest = sorted((c for c in scored if c not in first), key=lambda c: -(c.val_score or 0.0))
+    xs = [c.iteration or 0 for c in scored]
+    ys = [c.val_score or 0.0 for c in scored]
+    dx, dy = (max(xs) - min(xs)) or 1, (max(ys) - min(ys)) or 1
+    placed: list[CandidateRecord] = []
+    for c in [*first, *rest]:
+        if all(abs((c.iteration or 0) - (p.iteration or 0)) / dx > _LABEL_ROOM
+               or abs((c.val_score or 0.0) - (p.val_score or 0.0)) / dy > _LABEL_ROOM
+               for p in placed):
+            placed.append(c)
+    return placed
+
+
 def lineage_plot(candidates: Sequence[CandidateRecord]) -> str:
     """Candidates scored on val by iteration, each joined to its parent."""
     fig = Figure(figsize=(7, 3.2))
@@ -76,7 +106,7 @@ def lineage_plot(candidates: Sequence[CandidateRecord]) -> str:
                     [parent.val_score, c.val_score], color="#999999", lw=1, zorder=1)
     ax.scatter([c.iteration or 0 for c in scored.values()],
                [c.val_score for c in scored.values()], s=30, zorder=2)
-    for c in scored.values():
+    for c in lineage_labels(list(scored.values())):
         ax.annotate(c.id[:6], (c.iteration or 0, c.val_score or 0.0), fontsize=7,
                     xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("iteration (0: the seed)")
