@@ -18,7 +18,7 @@ def result() -> Result:
 
 
 def _payment(index, *, success, attempts=1, parts=1, fee=0, limit=1000, reason="",
-             cheapest=0, rounds=1, latency=2.0):
+             cheapest=0, rounds=1, latency=2.0, feasible=True):
     """A payment whose attempts spread over `rounds` rounds, the arrived
     parts last."""
     def arrived(k: int) -> bool:
@@ -32,7 +32,8 @@ def _payment(index, *, success, attempts=1, parts=1, fee=0, limit=1000, reason="
     return {
         "index": index, "target": "02" + "00" * 32, "amount_msat": 1_000_000,
         "delivered_msat": 1_000_000 if success else 0, "success": success,
-        "feasible": True, "bound_msat": 1_000_000, "attempts": attempts, "parts": parts,
+        "feasible": feasible, "bound_msat": 1_000_000 if feasible else 0,
+        "attempts": attempts, "parts": parts,
         "fee_msat": fee, "fee_limit_msat": limit,
         "cheapest_fee_msat": cheapest if success else 0, "elapsed_s": rounds * latency,
         "failure_reason": reason, "router_ns": 0, "attempt_log": log,
@@ -157,3 +158,18 @@ def test_feedback_says_what_was_feasible(result):
     lnd = result.model_copy(update={"router": "lnd-apriori"})
     text = describe_result(missed, {"lnd-apriori": lnd})
     assert f"#{len(data['payments']) - 1} " in text and "infeasible in your world" in text
+
+
+def test_feedback_says_where_the_score_can_still_grow(result):
+    """Each axis's most it could add, in score points, with what it counts."""
+    res = _result([
+        _payment(0, success=True, attempts=3, parts=1, fee=300, cheapest=100, rounds=2),
+        _payment(1, success=False, attempts=4, reason="attempts_exhausted"),
+        _payment(2, success=False, attempts=1, reason="router_gave_up", feasible=False),
+    ], result)
+    text = describe_result(res, {})
+    assert ("- success +0.250: 1 feasible payment(s) missed (#1); 1 infeasible in your world"
+            in text)
+    assert "- retry +0.056: 2 failed attempt(s) on delivered payments" in text  # ⅓·(1 − ⅓)/4
+    assert "- time +0.042: 1 round(s) after the first" in text                # ⅓·(1 − ½)/4
+    assert "- fee +0.019: 200 msat paid above the cheapest plans" in text      # ⅓·(200/900)/4

@@ -1,7 +1,9 @@
 """Diagnostic feedback: what the reflection model learns from one scenario.
 
 The feedback says where and why the candidate failed, most important first:
-how it compares with lnd, the payments lnd delivered and it did not, how its
+how it compares with lnd, where its score can still grow axis by axis (the
+feasible payments it missed, its failed attempts, rounds and fees above the
+cheapest plans), the payments lnd delivered and it did not, how its
 payments ended, where along the route its attempts failed, how the failure
 reports were degraded, and what it paid over lnd. It stays compact: the
 reflection prompt holds several scenarios at once.
@@ -15,7 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.score.axes import ScoreAxes, score_result
+from routesim_evolve.score.axes import (
+    EFFICIENCY_WEIGHTS,
+    SCORING_VERSION,
+    ScoreAxes,
+    score_result,
+)
 from routesim_evolve.simulate.result import PaymentResult, Result
 
 #: The side-info key under which GEPA carries a ScenarioFeedback to the proposers.
@@ -62,6 +69,7 @@ def describe_result(
     """Feedback on a candidate's result, with lnd's results for reference."""
     sections = [
         _headline(result, references),
+        _headroom(result, limit),
         _missed_payments(result, references, limit),
         _endings(result),
         _failures_by_position(result),
@@ -87,6 +95,43 @@ def _summary(res: Result, axes: ScoreAxes) -> str:
         f"(success {axes.success:.2f}, retry {axes.retry_efficiency:.2f}, "
         f"time {axes.time_efficiency:.2f}, fee {axes.fee_efficiency:.2f})"
     )
+
+
+def _headroom(result: Result, limit: int) -> str:
+    """Where the score can still grow in this world, axis by axis, in score
+    points: the feasible payments missed, and on delivered payments the
+    failed attempts, the rounds after the first and the fees above the
+    cheapest plans (a lower bound: not all of it is within reach)."""
+    payments = result.payments
+    if not payments:
+        return ""
+    axes, share = score_result(result), 1 / (len(payments) + 1)
+    weight = EFFICIENCY_WEIGHTS[SCORING_VERSION]
+    missed = [p for p in payments if p.feasible and not p.success]
+    shown = ", ".join(f"#{p.index}" for p in missed[:limit])
+    more = f" and {len(missed) - limit} more" if len(missed) > limit else ""
+    infeasible = sum(not p.feasible for p in payments)
+    lines = ["Where your score can still grow here (what each axis could add at most):",
+             f"- success +{len(missed) * share:.3f}: {len(missed)} feasible payment(s) missed"
+             + (f" ({shown}{more})" if missed else "")
+             + f"; {infeasible} infeasible in your world (no router could deliver them)"]
+    delivered = [p for p in payments if p.success]
+    if delivered:
+        def gain(axis: str, value: float) -> str:
+            return f"+{weight[axis] * (1 - value) * share:.3f}"
+
+        failed = sum(max(p.attempts - p.parts, 0) for p in delivered)
+        rounds = sum(max(p.rounds - 1, 0) for p in delivered)
+        over = sum(max(p.fee_msat - p.cheapest_fee_msat, 0) for p in delivered)
+        lines += [
+            f"- retry {gain('retry', axes.retry_efficiency)}: {failed} failed attempt(s) "
+            "on delivered payments",
+            f"- time {gain('time', axes.time_efficiency)}: {rounds} round(s) after the first "
+            "on delivered payments",
+            f"- fee {gain('fee', axes.fee_efficiency)}: {over:,} msat paid above the cheapest "
+            "plans (a lower bound on any router's fee)",
+        ]
+    return "\n".join(lines)
 
 
 def _missed_payments(result: Result, references: Mapping[str, Result], limit: int) -> str:
