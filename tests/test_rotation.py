@@ -312,7 +312,7 @@ def test_the_next_prompt_says_the_reply_changed_nothing_once(tiny_corpus, seed_s
     proposer = PromptedProposer(PromptPack(load_manifest(tiny_corpus), docs=STUB_DOCS))
     assert "Note:" not in proposer.prompt(seed_source, []).dynamic
     proposer.on_unchanged("your previous reply was identical to the candidate")
-    assert proposer.snapshot() == {"note": "your previous reply was identical to the candidate"}
+    assert proposer.snapshot()["note"] == "your previous reply was identical to the candidate"
     noted = proposer.prompt(seed_source, []).dynamic
     assert "Note: your previous reply was identical to the candidate" in noted
     assert "Note:" not in proposer.prompt(seed_source, []).dynamic

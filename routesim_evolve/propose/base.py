@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.reflect.prompts import HandIn, PromptPack
 from routesim_evolve.score.feedback import ScenarioFeedback
@@ -52,7 +54,9 @@ class Proposer:
 
 class PromptedProposer(Proposer):
     """A proposer that renders the prompt pack for a model. When its last
-    reply repeated a candidate, the next prompt says so, once."""
+    reply repeated a candidate, the next prompt says so, once; and every
+    prompt lists its recent proposals, each in the model's own words with how
+    it fared (its memory: a model sees no earlier conversation)."""
 
     #: How its model hands a proposal in (prompts.HAND_IN).
     hand_in: HandIn = "reply"
@@ -60,17 +64,52 @@ class PromptedProposer(Proposer):
     def __init__(self, pack: PromptPack) -> None:
         self.pack = pack
         self._note: str | None = None
+        self._memory: list[Recalled] = []
 
     def prompt(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> PromptParts:
         """The prompt for this proposal, with the pending note (then cleared)."""
         note, self._note = self._note, None
-        return self.pack.render(parent, feedback, note=note, hand_in=self.hand_in)
+        return self.pack.render(parent, feedback, note=note, hand_in=self.hand_in,
+                                history=[r.line() for r in self._memory])
+
+    def remember(self, summary: str) -> None:
+        """Keep a proposal just made, its outcome to come (the hooks below)."""
+        self._memory = [*self._memory, Recalled(summary=summary)][-MEMORY:]
+
+    def _outcome(self, outcome: str) -> None:
+        if self._memory and self._memory[-1].outcome is None:
+            self._memory[-1] = self._memory[-1].model_copy(update={"outcome": outcome})
 
     def on_unchanged(self, note: str) -> None:
         self._note = note
+        self._outcome(f"not evaluated ({note})")
+
+    def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
+        self._outcome(f"accepted: minibatch sum {float(event.get('new_score', 0.0)):.4f}, "
+                      "then scored on val")
+
+    def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        self._outcome(f"rejected: minibatch sum {float(event.get('old_score', 0.0)):.4f} → "
+                      f"{float(event.get('new_score', 0.0)):.4f}")
 
     def snapshot(self) -> dict[str, Any]:
-        return {"note": self._note}
+        return {"note": self._note, "memory": [r.model_dump() for r in self._memory]}
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         self._note = snapshot["note"]
+        self._memory = [Recalled.model_validate(r) for r in snapshot.get("memory", [])]
+
+
+#: The recent proposals a prompt lists.
+MEMORY = 6
+
+
+class Recalled(BaseModel):
+    """One proposal as the next prompts recall it."""
+
+    summary: str
+    outcome: str | None = None
+
+    def line(self) -> str:
+        said = self.summary or "(no summary given)"
+        return f"{said} — {self.outcome or 'not evaluated yet'}"

@@ -12,7 +12,7 @@ from typing import Any
 from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.base import ReflectionBackend
 from routesim_evolve.reflect.prompts import PromptPack
-from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.propose import propose, reply_summary
 
 
 class LMProposer(PromptedProposer):
@@ -24,4 +24,8 @@ class LMProposer(PromptedProposer):
         self.name = backend.name
 
     def propose(self, parent: str, feedback: Sequence[Mapping[str, Any]]) -> str | None:
-        return propose(self.backend, self.prompt(parent, feedback))
+        summary: list[str] = []
+        code = propose(self.backend, self.prompt(parent, feedback),
+                       on_reply=lambda reply: summary.append(reply_summary(reply)))
+        self.remember(summary[0] if summary else "")
+        return code

@@ -158,7 +158,9 @@ HandIn = Literal["reply", "edit"]
 #: How a proposal comes back, said once, at the prompt's end: a model replies
 #: with the file; an agent edits it where it works.
 HAND_IN: dict[str, str] = {
-    "reply": "Reply with the complete new `candidate_impl.go` in one ```go block.",
+    "reply": ("Start your reply with one line saying what you change and why (your next "
+              "prompts recall it, with how the change fared), then the complete new "
+              "`candidate_impl.go` in one ```go block."),
     "edit": ("Edit `candidate_impl.go` in your working directory in place: when you exit, "
              "its contents are your proposal, and nothing else you write is kept."),
 }
@@ -205,14 +207,14 @@ class PromptPack:
 
     def render(
         self, candidate: str, feedback: Sequence[ScenarioFeedback], *, note: str | None = None,
-        hand_in: HandIn = "reply",
+        hand_in: HandIn = "reply", history: Sequence[str] = (),
     ) -> PromptParts:
         """The prompt for one proposal; `note` tells the model about its
         previous reply (e.g. that it changed nothing); `hand_in` how the file
         comes back (HAND_IN: a reply, or an agent's edit in place)."""
         dynamic = self._env.get_template("iteration.md.j2").render(
             candidate=candidate.strip(), feedback=[_template_item(f) for f in feedback], note=note,
-            reply=HAND_IN[hand_in],
+            reply=HAND_IN[hand_in], history=list(history),
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
 

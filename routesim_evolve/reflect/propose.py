@@ -7,9 +7,12 @@ follow-up asking for the whole file in one ```go block.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from routesim_evolve.reflect.base import PromptParts, ReflectionBackend
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.extract import Extraction, extract_go
+from routesim_evolve.textclip import clip_line
 
 
 def follow_up_request(reason: str) -> str:
@@ -21,10 +24,14 @@ def follow_up_request(reason: str) -> str:
     )
 
 
-def propose(backend: ReflectionBackend, prompt: PromptParts, *, check_syntax: bool = True) -> str:
+def propose(backend: ReflectionBackend, prompt: PromptParts, *, check_syntax: bool = True,
+            on_reply: Callable[[str], None] | None = None) -> str:
     """The proposed Go file. Raises `ProposalFailed` (skip the iteration)
-    when the back-end gives up or two replies in a row hold no usable file."""
+    when the back-end gives up or two replies in a row hold no usable file.
+    `on_reply` is handed the first reply's text (its summary line)."""
     reply = backend.complete(prompt).text
+    if on_reply is not None:
+        on_reply(reply)
     first = extract_go(reply, check_syntax=check_syntax)
     if first.ok:
         return _code(first)
@@ -33,6 +40,18 @@ def propose(backend: ReflectionBackend, prompt: PromptParts, *, check_syntax: bo
     if second.ok:
         return _code(second)
     raise ProposalFailed(f"{backend.name}: no usable Go file after a follow-up: {_reason(second)}")
+
+
+def reply_summary(reply: str) -> str:
+    """What a reply says before its code: the model's own line on what it
+    changed and why (empty when it says nothing)."""
+    if "```" not in reply:
+        return ""
+    return clip_line(" ".join(reply.split("```", 1)[0].split()), SUMMARY_CHARS)
+
+
+#: How much of a reply's summary the memory keeps.
+SUMMARY_CHARS = 240
 
 
 def _code(result: Extraction) -> str:
