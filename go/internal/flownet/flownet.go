@@ -51,7 +51,7 @@ const maxAugmentations = 400
 // MinCostFlow sends up to want units from s to t at least cost and returns
 // the value sent.
 func (f *Net) MinCostFlow(s, t int, want int64) int64 {
-	sent, _ := f.minCostFlow(s, t, want)
+	sent, _, _ := f.minCostFlow(s, t, want)
 	return sent
 }
 
@@ -60,9 +60,9 @@ func (f *Net) MinCostFlow(s, t int, want int64) int64 {
 // work bound stops it short, each unit left is costed at the last path's
 // cost, which no later path undercuts (successive shortest paths grow in
 // cost), so the sum stays a lower bound. Costs are summed saturating.
-// complete is false when not even that was possible: t unreachable.
+// complete is false when the network cannot carry want at all.
 func (f *Net) LeastCost(s, t int, want int64) (cost uint64, complete bool) {
-	sent, last := f.minCostFlow(s, t, want)
+	sent, last, stuck := f.minCostFlow(s, t, want)
 	for i := 0; i < len(f.Arcs); i += 2 {
 		if sent := f.Flow(i); sent > 0 && f.Arcs[i].Cost > 0 {
 			cost = sat.Add(cost, sat.Mul(uint64(sent), uint64(f.Arcs[i].Cost)))
@@ -71,7 +71,7 @@ func (f *Net) LeastCost(s, t int, want int64) (cost uint64, complete bool) {
 	if sent == want {
 		return cost, true
 	}
-	if last < 0 {
+	if stuck {
 		return cost, false
 	}
 	return sat.Add(cost, sat.Mul(uint64(want-sent), uint64(last))), true
@@ -87,8 +87,9 @@ func (f *Net) SetCosts(cost func(edge int) int64) {
 }
 
 // minCostFlow sends up to want units from s to t at least cost; it returns
-// the value sent and the cost of the last path found, or -1 when none was.
-func (f *Net) minCostFlow(s, t int, want int64) (sent, last int64) {
+// the value sent, the cost of the last path found (-1 when none was), and
+// whether it stopped because no path to t was left (not the work bound).
+func (f *Net) minCostFlow(s, t int, want int64) (sent, last int64, stuck bool) {
 	n := len(f.Out)
 	potential := make([]int64, n)
 	dist := make([]int64, n)
@@ -96,7 +97,7 @@ func (f *Net) minCostFlow(s, t int, want int64) (sent, last int64) {
 	last = -1
 	for round := 0; round < maxAugmentations && sent < want; round++ {
 		if !f.shortestPaths(s, potential, dist, via) || dist[t] == math.MaxInt64 {
-			break
+			return sent, last, true
 		}
 		for v := range potential {
 			if dist[v] < math.MaxInt64 {
@@ -116,7 +117,7 @@ func (f *Net) minCostFlow(s, t int, want int64) (sent, last int64) {
 		}
 		sent += push
 	}
-	return sent, last
+	return sent, last, false
 }
 
 // shortestPaths runs Dijkstra on reduced costs from s.

@@ -45,3 +45,27 @@ func TestFlows(t *testing.T) {
 		})
 	}
 }
+
+// TestLeastCost checks the least cost of an amount on the diamond: the
+// cheap corridor (2 a unit) first, then the dear one (10 a unit); an amount
+// the network cannot carry has no lower bound to give.
+func TestLeastCost(t *testing.T) {
+	tests := []struct {
+		name     string
+		want     int64
+		cost     uint64
+		complete bool
+	}{
+		{"within the cheap corridor", 4, 4 * 2, true},
+		{"both corridors", 15, 10*2 + 5*10, true},
+		{"more than the network carries", 41, 10*2 + 30*10, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cost, complete := diamond().LeastCost(0, 3, tt.want)
+			if cost != tt.cost || complete != tt.complete {
+				t.Errorf("cost %d complete %v, want %d %v", cost, complete, tt.cost, tt.complete)
+			}
+		})
+	}
+}
