@@ -113,3 +113,11 @@ def test_a_run_resumed_with_another_secret_is_refused(tmp_path: Path):
     public = tmp_path / "public"
     public.mkdir()
     assert run_secret(public, PUBLIC).public and run_secret(public).public
+
+
+def test_a_damaged_secret_stops_the_resume_naming_it(tmp_path: Path):
+    from routesim_evolve.corpus.worlds import WorldsChanged
+
+    (tmp_path / SECRET_FILE).write_text("not hex")
+    with pytest.raises(WorldsChanged, match=r"world\.key: not a world secret"):
+        run_secret(tmp_path)

@@ -102,7 +102,11 @@ def run_secret(run_dir: Path, wanted: WorldSecret | None = None) -> WorldSecret:
     WorldsChanged when the run dir keeps another than `wanted`."""
     path = run_dir / SECRET_FILE
     if path.is_file():
-        kept = WorldSecret.parse(path.read_text().strip())
+        try:
+            kept = WorldSecret.parse(path.read_text().strip())
+        except (OSError, ValueError) as exc:
+            raise WorldsChanged(f"{path}: not a world secret ({exc}); restore it from a "
+                                "backup, or start a new run") from None
         if wanted is not None and wanted != kept:
             raise WorldsChanged(
                 f"{run_dir} was begun in the worlds of another --world-secret ({path}): its "
