@@ -368,11 +368,15 @@ def test_agent_edits_the_candidate_in_its_work_dir(
     fake = Fake(tmp_path, cls.tool, [("edit", NEW_GO_FILE)])
     eval_script = tmp_path / "eval-minibatch"
     cache = tmp_path / "gocache"
-    code = make(cls, fake).propose_in_workdir(
+    done = make(cls, fake).propose_in_workdir(
         PROMPT, GO_FILE, eval_script=eval_script, writable_dirs=[cache],
         env={"ROUTESIM_CACHE_DIR": str(cache)},
-    ).text
+    )
+    code = done.text
     assert code == NEW_GO_FILE
+    # What the agent said when done, from its real output shape: its next
+    # prompts recall it.
+    assert done.said == "I edited candidate_impl.go."
     (call,) = fake.calls
     assert call["files"] == [INSTRUCTIONS_FILE, CANDIDATE_FILE]
     instructions = call["instructions"]

@@ -238,7 +238,7 @@ class FakeAgent:
         out = subprocess.run([str(eval_script)], cwd=work, capture_output=True, text=True,
                              check=True, env={**os.environ, "PATH": path})
         self.script_output = out.stdout
-        return Completion(text=edited)
+        return Completion(text=edited, said="Lowered\n maxHops.")
 
 
 def _agent_run(tmp_path: Path, tiny_corpus: Path) -> tuple[AgentWorkspace, list]:
@@ -261,6 +261,10 @@ def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(
     proposer = AgenticProposer(agent, pack, workspace)
     child = proposer.propose(seed_source, [feedback(train[0].name, train[0].arena)])
     assert "maxHops = 12" in child
+    # Its next prompt recalls what the agent said with the edit.
+    proposer.on_candidate_rejected({"old_score": 1.0, "new_score": 0.9})
+    recalled = proposer.prompt(seed_source, [feedback(train[0].name, train[0].arena)]).dynamic
+    assert "- Lowered maxHops. — rejected: minibatch sum 1.0000 → 0.9000" in recalled
     assert f"## {train[0].name} ({train[0].arena}): score" in agent.script_output
     assert "lnd-apriori" in agent.script_output
     assert train[1].name not in agent.script_output

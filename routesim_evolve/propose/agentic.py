@@ -27,7 +27,9 @@ from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.cli_backend import AgentCLIBackend
 from routesim_evolve.reflect.prompts import HandIn, PromptPack
+from routesim_evolve.reflect.propose import SUMMARY_CHARS
 from routesim_evolve.score.feedback import ScenarioFeedback
+from routesim_evolve.textclip import clip_line
 
 log = logging.getLogger(__name__)
 
@@ -114,9 +116,11 @@ class AgenticProposer(PromptedProposer):
                 script = Path(tmp) / "eval_minibatch.sh"
                 script.write_text(eval_script(self.workspace, [f.scenario for f in feedback]))
                 script.chmod(0o755)
-                return self.backend.propose_in_workdir(
+                done = self.backend.propose_in_workdir(
                     prompt, parent, eval_script=script, writable_dirs=self.workspace.writable
-                ).text
+                )
+                self.remember(clip_line(" ".join(done.said.split()), SUMMARY_CHARS))
+                return done.text
         finally:
             self._relay_agent_evals()
 

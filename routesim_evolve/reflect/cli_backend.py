@@ -120,8 +120,8 @@ CODEX_ENV = (
 
 AGENT_TASK = (
     f"Read {INSTRUCTIONS_FILE} in the current directory and do what it asks: improve the "
-    f"router by editing {CANDIDATE_FILE} in place. When you are done, reply with a short "
-    "summary of what you changed and why."
+    f"router by editing {CANDIDATE_FILE} in place. When you are done, reply with one line "
+    "saying what you changed and why: your next tasks recall it, with how the change fared."
 )
 
 
@@ -288,29 +288,29 @@ class AgentCLIBackend(PlumbedBackend):
             args = self.agentic_args(out, eval_script, writable_dirs)
             task = AGENT_TASK
             for _ in range(2):
-                result, usage = self._agent_round(args, task, target, candidate, out, env)
-                spent += usage
+                result, reply = self._agent_round(args, task, target, candidate, out, env)
+                spent += reply.usage
                 if result.ok:
-                    return Completion(text=_code(result), usage=spent)
+                    return Completion(text=_code(result), usage=spent, said=reply.text)
                 task = agent_follow_up(result)
             raise ProposalFailed(f"{self.name}: no usable {CANDIDATE_FILE}: {result.reason}")
 
     def _agent_round(
         self, args: list[str], task: str, target: Path, original: str, out: Path,
         env: Mapping[str, str] | None,
-    ) -> tuple[Extraction, Usage]:
+    ) -> tuple[Extraction, Completion]:
         # Bytes, not text: the last round may have left a file that is not
         # UTF-8, which check_candidate refuses and this round starts from.
         start = target.read_bytes() if target.is_file() else original.encode()
 
-        def attempt() -> Usage:
+        def attempt() -> Completion:
             # A retried run starts from this round's file, not a half-edit.
             target.write_bytes(start)
             run = self._run(args, task, target.parent, env)
-            return self._charged(self.reply(run, out)).usage
+            return self._charged(self.reply(run, out))
 
-        usage = self._retrying.run(attempt)
-        return check_candidate(target, original), usage
+        reply = self._retrying.run(attempt)
+        return check_candidate(target, original), reply
 
     # -- plumbing ---------------------------------------------------------
 

@@ -67,3 +67,6 @@ class Completion(BaseModel):
 
     text: str
     usage: Usage = Usage()
+    #: What an agent said when it was done, beside the file it left (the
+    #: text): its summary of the change, which its next prompts recall.
+    said: str = ""
