@@ -137,8 +137,7 @@ def _row(
         reason=failure_reason(res) if res else status,
         feasible=res.totals.feasible if res else None,
         beyond_bound=sum(p.success and not p.feasible for p in res.payments) if res else 0,
-        below_cheapest=sum(p.success and p.fee_msat + p.rounding_allowance < p.cheapest_fee_msat
-                           for p in res.payments) if res else 0,
+        below_cheapest=sum(p.below_cheapest_plan for p in res.payments) if res else 0,
         terms=axes.terms(),
         axes=axes,
         **(delivered_costs(res) if res else {}),

@@ -101,7 +101,7 @@ def _cheapest_violations(paid: PaymentResult) -> Iterator[str]:
     if not paid.success:
         if paid.cheapest_fee_msat:
             yield f"undelivered, yet a cheapest plan of {paid.cheapest_fee_msat} msat"
-    elif paid.fee_msat + paid.rounding_allowance < paid.cheapest_fee_msat:
+    elif paid.below_cheapest_plan:
         yield (f"paid {paid.fee_msat} msat, below the cheapest plan's "
                f"{paid.cheapest_fee_msat} msat (rounding allows {paid.rounding_allowance})")
 

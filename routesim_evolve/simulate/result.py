@@ -87,6 +87,12 @@ class PaymentResult(_Strict):
         return sum(a.hops - 1 for a in self.attempt_log
                    if a.fail_idx < 0 and a.hops > 1)
 
+    @property
+    def below_cheapest_plan(self) -> bool:
+        """Delivered for less than its cheapest plan, beyond lnd's rounding:
+        what no honest result shows (a broken fee bound)."""
+        return self.success and self.fee_msat + self.rounding_allowance < self.cheapest_fee_msat
+
 
 class Totals(_Strict):
     """The payments of a result, summed."""
