@@ -17,12 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.score.axes import (
-    EFFICIENCY_WEIGHTS,
-    SCORING_VERSION,
-    ScoreAxes,
-    score_result,
-)
+from routesim_evolve.score.axes import ScoreAxes, score_result
 from routesim_evolve.simulate.result import PaymentResult, Result
 
 #: The side-info key under which GEPA carries a ScenarioFeedback to the proposers.
@@ -106,7 +101,6 @@ def _headroom(result: Result, limit: int) -> str:
     if not payments:
         return ""
     axes, share = score_result(result), 1 / (len(payments) + 1)
-    weight = EFFICIENCY_WEIGHTS[SCORING_VERSION]
     missed = [p for p in payments if p.feasible and not p.success]
     shown = ", ".join(f"#{p.index}" for p in missed[:limit])
     more = f" and {len(missed) - limit} more" if len(missed) > limit else ""
@@ -117,18 +111,21 @@ def _headroom(result: Result, limit: int) -> str:
              + f"; {infeasible} infeasible in your world (no router could deliver them)"]
     delivered = [p for p in payments if p.success]
     if delivered:
-        def gain(axis: str, value: float) -> str:
-            return f"+{weight[axis] * (1 - value) * share:.3f}"
+        # What each efficiency term would be at 1, less what it is.
+        now = axes.terms()
+        best = axes.model_copy(update={"retry_efficiency": 1.0, "time_efficiency": 1.0,
+                                       "fee_efficiency": 1.0}).terms()
+
+        def gain(term: str) -> str:
+            return f"+{getattr(best, term) - getattr(now, term):.3f}"
 
         failed = sum(max(p.attempts - p.parts, 0) for p in delivered)
         rounds = sum(max(p.rounds - 1, 0) for p in delivered)
         over = sum(max(p.fee_msat - p.cheapest_fee_msat, 0) for p in delivered)
         lines += [
-            f"- retry {gain('retry', axes.retry_efficiency)}: {failed} failed attempt(s) "
-            "on delivered payments",
-            f"- time {gain('time', axes.time_efficiency)}: {rounds} round(s) after the first "
-            "on delivered payments",
-            f"- fee {gain('fee', axes.fee_efficiency)}: {over:,} msat paid above the cheapest "
+            f"- retry {gain('retry')}: {failed} failed attempt(s) on delivered payments",
+            f"- time {gain('time')}: {rounds} round(s) after the first on delivered payments",
+            f"- fee {gain('fee')}: {over:,} msat paid above the cheapest "
             "plans (a lower bound on any router's fee)",
         ]
     return "\n".join(lines)
