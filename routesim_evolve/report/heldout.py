@@ -6,11 +6,12 @@ and the sanity check (score/compare.py computes them)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from pydantic import BaseModel
 
 from routesim_evolve.corpus.examples import original_name
+from routesim_evolve.score.axes import ScoreTerms
 from routesim_evolve.score.compare import Comparison, RouterScore
 from routesim_evolve.score.stats import (
     PairedComparison,
@@ -20,8 +21,8 @@ from routesim_evolve.score.stats import (
 )
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
 
-#: The score's terms (ScoreTerms), in the order the distance table shows them.
-TERMS = ("success", "retry", "time", "fee")
+#: The score's terms, in the order the distance table shows them.
+TERMS = tuple(ScoreTerms.model_fields)
 
 
 def sanity_flags(comparison: Comparison) -> list[str]:
@@ -112,19 +113,31 @@ class ArenaRow(BaseModel):
         return text
 
 
+def by_arena(
+    comparison: Comparison,
+) -> Iterator[tuple[str, list[tuple[str, list[RouterScore]]]]]:
+    """Each arena in name order, then "all", with each router's scenarios
+    there (routers in the comparison's order; one without any is left out)."""
+    by_router = comparison.by_router()
+    for arena in [*sorted({s.arena for s in comparison.scores}), "all"]:
+        groups = [(router, [s for s in by_router[router] if arena in ("all", s.arena)])
+                  for router in comparison.routers]
+        yield arena, [(router, scored) for router, scored in groups if scored]
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
 def arena_rows(comparison: Comparison) -> list[ArenaRow]:
     """Every router's means per arena, then over all scenarios ("all").
     For each router but lnd's, `headroom` is
     (router − better lnd) / (1 − better lnd) on delivered of feasible."""
     by_router = comparison.by_router()
     rows: list[ArenaRow] = []
-    arenas = sorted({s.arena for s in comparison.scores})
-    for arena in [*arenas, "all"]:
+    for arena, groups in by_arena(comparison):
         in_arena: list[ArenaRow] = []
-        for router in comparison.routers:
-            scored = [s for s in by_router[router] if arena in ("all", s.arena)]
-            if not scored:
-                continue
+        for router, scored in groups:
             n = len(scored)
             feasible = [s.feasible for s in scored]
             in_arena.append(ArenaRow(
@@ -194,28 +207,19 @@ class AxisRow(BaseModel):
 
 def axis_rows(comparison: Comparison) -> list[AxisRow]:
     """Every router's score axes per arena, then over all scenarios."""
-    by_router = comparison.by_router()
     rows: list[AxisRow] = []
-    arenas = sorted({s.arena for s in comparison.scores})
-    for arena in [*arenas, "all"]:
-        for router in comparison.routers:
-            scored = [s for s in by_router[router] if arena in ("all", s.arena)]
-            if not scored:
-                continue
+    for arena, groups in by_arena(comparison):
+        for router, scored in groups:
             axes = [s.axes for s in scored if s.axes is not None and s.axes.success > 0]
-
-            def mean(values: list[float]) -> float | None:
-                return sum(values) / len(values) if values else None
-
             rows.append(AxisRow(
                 arena=arena, router=router, scenarios=len(scored),
                 success=sum(s.success for s in scored) / len(scored),
-                retry_efficiency=mean([a.retry_efficiency for a in axes]),
-                time_efficiency=mean([a.time_efficiency for a in axes]),
-                fee_efficiency=mean([a.fee_efficiency for a in axes]),
-                seconds=mean([s.seconds for s in scored if s.seconds is not None]),
-                fee_over_cheapest_ppm=mean([s.fee_over_cheapest_ppm for s in scored
-                                            if s.fee_over_cheapest_ppm is not None]),
+                retry_efficiency=_mean([a.retry_efficiency for a in axes]),
+                time_efficiency=_mean([a.time_efficiency for a in axes]),
+                fee_efficiency=_mean([a.fee_efficiency for a in axes]),
+                seconds=_mean([s.seconds for s in scored if s.seconds is not None]),
+                fee_over_cheapest_ppm=_mean([s.fee_over_cheapest_ppm for s in scored
+                                             if s.fee_over_cheapest_ppm is not None]),
             ))
     return rows
 
@@ -252,7 +256,7 @@ class DistanceRow(BaseModel):
     distance: float
     success: float
     retry: float
-    time: float = 0.0
+    time: float
     fee: float
 
 
@@ -261,19 +265,16 @@ def distance_rows(comparison: Comparison) -> list[DistanceRow]:
     over its scenarios of the oracle's score terms less its own, on the same
     scenarios (none without an oracle). A scenario without terms (a
     comparison written before them) is left out."""
-    by_router = comparison.by_router()
-    oracle = {s.scenario: s.terms for s in by_router.get(ORACLE, []) if s.terms is not None}
+    oracle = {s.scenario: s.terms for s in comparison.by_router().get(ORACLE, [])
+              if s.terms is not None}
     rows: list[DistanceRow] = []
-    arenas = sorted({s.arena for s in comparison.scores})
-    for arena in [*arenas, "all"]:
-        for router in comparison.routers:
+    for arena, groups in by_arena(comparison):
+        for router, scored in groups:
             if router in (*LND_ROUTERS, ORACLE):
                 continue
             gaps = [tuple(getattr(oracle[s.scenario], term) - getattr(s.terms, term)
                           for term in TERMS)
-                    for s in by_router.get(router, [])
-                    if arena in ("all", s.arena) and s.scenario in oracle
-                    and s.terms is not None]
+                    for s in scored if s.scenario in oracle and s.terms is not None]
             if not gaps:
                 continue
             n = len(gaps)
