@@ -48,15 +48,10 @@ func (b *bound) cheapestFee(arrived [][]legHold) uint64 {
 		caps = b.capacities(uint64(b.spec.MaxAttempts), false)
 	}
 	amount := uint64(b.spec.Amount)
-	rateCap := min(uint64(b.spec.FeeLimit)*1_000_000/max(amount, 1)+1, unitCostCap)
+	rateCap := min(sat.Mul(uint64(b.spec.FeeLimit), 1_000_000)/max(amount, 1)+1, unitCostCap)
+	rates := net.boundGraph(b.w.source).rate // the sender pays itself no fee: 0 there
 	flow := net.flowNet(func(dir int) uint64 { return caps[dir] })
-	flow.SetCosts(func(dir int) int64 {
-		c := &net.channels[dir/2]
-		if c.nodes[dir%2] == b.w.source || c.actual[dir%2] == nil {
-			return 0 // the sender pays itself no fee
-		}
-		return int64(min(uint64(c.actual[dir%2].FeeProportionalMillionths), rateCap))
-	})
+	flow.SetCosts(func(dir int) int64 { return int64(min(rates[dir], rateCap)) })
 	cost, ok := flow.LeastCost(b.w.source, b.target, int64(min(amount, math.MaxInt64)))
 	if !ok {
 		return b.minBase

@@ -26,7 +26,7 @@ type boundGraph struct {
 	minHTLC  []uint64
 	// What a direction adds to a route when it is not the first hop: the
 	// sender charges itself no fee and no delta.
-	delta, base []uint64
+	delta, base, rate []uint64
 }
 
 // adjacentDir is one channel at a node: the direction leaving it, the one
@@ -46,7 +46,7 @@ func (n *Network) boundGraph(source int) *boundGraph {
 		source: source, adj: make([][]adjacentDir, len(n.nodes)),
 		tail: make([]int32, dirs), head: make([]int32, dirs), own: make([]bool, dirs),
 		forwards: make([]bool, dirs), minHTLC: make([]uint64, dirs),
-		delta: make([]uint64, dirs), base: make([]uint64, dirs),
+		delta: make([]uint64, dirs), base: make([]uint64, dirs), rate: make([]uint64, dirs),
 	}
 	for node, channels := range n.adjacent {
 		for _, ci := range channels {
@@ -64,6 +64,7 @@ func (n *Network) boundGraph(source int) *boundGraph {
 			g.minHTLC[dir] = uint64(p.MinHTLC)
 			if !g.own[dir] {
 				g.delta[dir], g.base[dir] = uint64(p.TimeLockDelta), uint64(p.FeeBaseMSat)
+				g.rate[dir] = uint64(p.FeeProportionalMillionths)
 			}
 		}
 	}
