@@ -31,7 +31,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
@@ -130,28 +130,31 @@ def resolve(examples: Sequence[ScenarioExample], secret: WorldSecret,
     written = [_write_hidden(ex, secret, workdir) for ex in examples]
     _size_shares(written)
     return [ScenarioExample.of(ex.split, load_scenario(path))
-            for ex, path in zip(examples, written, strict=True)]
+            for ex, (path, _) in zip(examples, written, strict=True)]
 
 
-def _write_hidden(ex: ScenarioExample, secret: WorldSecret, workdir: Path) -> Path:
+def _write_hidden(ex: ScenarioExample, secret: WorldSecret,
+                  workdir: Path) -> tuple[Path, dict[str, Any]]:
+    """The scenario written with its hidden seed, where, and what."""
     data = json.loads(ex.path.read_text())
     data["graph"] = str(Path(graph_path_of(ex.path, data["graph"])).resolve())
     data["seed"] = secret.hidden_seed(data.get("name", ex.name), int(data.get("seed", 0)))
     path = workdir / ex.split / ex.path.name
     atomic_write(path, json.dumps(data).encode())
-    return path
+    return path, data
 
 
-def _size_shares(paths: Sequence[Path]) -> None:
+def _size_shares(written: Sequence[tuple[Path, dict[str, Any]]]) -> None:
     """Each payment with an amount_share gets that share of the max flow to
-    its target at the start of its hidden world (at least 1 sat)."""
-    sized = [p for p in paths if any("amount_share" in pay
-                                     for pay in json.loads(p.read_text())["payments"])]
+    its target at the start of its hidden world (at least 1 sat): the files
+    are written again with their amounts."""
+    sized = [(path, data) for path, data in written
+             if any("amount_share" in pay for pay in data["payments"])]
     if not sized:
         return
-    for path, flows in zip(sized, starting_flows(sized), strict=True):
-        data = json.loads(path.read_text())
-        for payment, flow in zip(data["payments"], flows, strict=True):
+    flows = starting_flows([path for path, _ in sized])
+    for (path, data), to_targets in zip(sized, flows, strict=True):
+        for payment, flow in zip(data["payments"], to_targets, strict=True):
             if "amount_share" in payment:
                 payment["amount_msat"] = max(int(payment["amount_share"] * flow) // 1000, 1) * 1000
         atomic_write(path, json.dumps(data).encode())
