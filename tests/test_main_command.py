@@ -57,12 +57,20 @@ def test_main_command_on_the_bundled_corpus_offline(tmp_path: Path):
     assert "| arena | router | scenarios | success |" in run.stdout
     for router in ("best", "seed", "lnd-apriori", "lnd-bimodal"):
         assert re.search(rf"^\| all \| {router} \| \d+ \|", run.stdout, re.M), router
-    # The seed's few knobs find nothing on val: whether its proposer ran dry
-    # or the budget ran out, the run says so once, with what helps.
+    # The run plays fresh hidden worlds, where the seed's few knobs may or
+    # may not move val (by less than the 4 printed digits, too). When nothing
+    # beat the seed, whether its proposer ran dry or the budget ran out, the
+    # run says so once, with what helps; when something did, it does not
+    # claim otherwise.
+    report = json.loads((tmp_path / "newcomer" / "report.json").read_text())
+    best_val, seed_val = report["best_val"], report["seed_val"]
     said = run.stderr.count("Stopping early") + run.stderr.count("No candidate beat the seed")
-    assert re.search(r"val score (\S+) \(seed \1\)", run.stderr), run.stderr[-3000:]
-    assert said == 1, run.stderr[-3000:]
-    assert "--reflection-lm" in run.stderr and "--seed-file champions/" in run.stderr
+    if best_val <= seed_val:
+        assert said == 1, run.stderr[-3000:]
+        assert "--reflection-lm" in run.stderr and "--seed-file champions/" in run.stderr
+    else:
+        assert "No candidate beat the seed" not in run.stderr, run.stderr[-3000:]
+        assert run.stderr.count("Stopping early") <= 1, run.stderr[-3000:]
     # The budget is a limit.
     for used, limit in re.findall(r"evals (\d+)/(\d+)", run.stderr):
         assert int(used) <= int(limit)
