@@ -342,29 +342,6 @@ def _router_names(files: list[Path]) -> list[str]:
     return names
 
 
-@main.command("agent-eval")
-@click.option("--run-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              required=True, help="The run whose settings score the candidate.")
-@click.option("--references", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              required=True, help="The trusted cache holding lnd's reference results.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
-              required=True, help="Append one JSON line per evaluation here.")
-@click.option("--scenarios", default="", help="Train scenarios (comma-separated; default all).")
-@click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def agent_eval_command(run_dir: Path, references: Path, log_path: Path, scenarios: str,
-                       candidate: Path) -> None:
-    """Score an agent's edit on the minibatch (run by an agentic proposer's
-    eval_minibatch.sh; see docs/llm.md)."""
-    from routesim_evolve.evolve.agent_eval import AgentEvalError, agent_eval
-
-    names = [n for n in scenarios.split(",") if n]
-    try:
-        agent_eval(run_dir, names, read_source(candidate), references_root=references,
-                   log_path=log_path, say=click.echo)
-    except (AgentEvalError, CorpusError, NotSourceText) as exc:
-        _fail(str(exc))
-
-
 main.add_command(corpus_command)
 
 

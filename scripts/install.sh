@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the project needs, from the package registries only:
-# the Python package with its test tools and Ray (in the dev extra, as the
+# bubblewrap (the agents' jail) when apt can install it; the Python package
+# with its test tools and Ray (in the dev extra, as the
 # Ray executor's test runs by default; Ray added 9-22 s to a fresh pip
 # install), and every Go module the builds, the tests and the prompt's
 # `go doc` extraction read. After this, nothing the main job or the test
@@ -9,6 +10,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install -q -e ".[dev]"
+
+# Agent CLIs (claude, codex) run in a bubblewrap jail (docs/llm.md): install
+# Debian's package when absent and apt is at hand. Without it everything
+# else works; a run with an agent refuses to start, saying so.
+if ! command -v bwrap >/dev/null && command -v apt-get >/dev/null; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+  if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq bubblewrap; } >/dev/null; then
+    echo "install.sh: could not install bubblewrap (agents need it): apt-get install bubblewrap" >&2
+  fi
+fi
 cd go
 # The modules that builds and tests compile ...
 go mod download

@@ -116,13 +116,15 @@ class FakeLLMServer:
                     self._json(answer.status, answer.error or {})
                     return
                 model = str(body.get("model", ""))
-                if self.path.endswith("/messages"):
+                # Claude Code asks for /v1/messages?beta=true.
+                path = self.path.split("?")[0]
+                if path.endswith("/messages"):
                     payload = llm_shapes.anthropic_stream(answer.text, model=model,
                                                           usage=answer.usage)
-                elif self.path.endswith("/responses"):
+                elif path.endswith("/responses"):
                     payload = llm_shapes.responses_stream(answer.text, model=model,
                                                           usage=answer.usage)
-                elif self.path.endswith("/chat/completions"):
+                elif path.endswith("/chat/completions"):
                     payload = llm_shapes.chat_stream(answer.text, model=model, usage=answer.usage)
                 else:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -132,7 +133,7 @@ def test_api_back_end_evolves_a_better_router(
 @pytest.mark.parametrize("tool,cost", [("claude", r"LM cost: \$0\.04"),
                                        ("codex", r"unpriced replies of codex")])
 def test_agent_cli_back_end_evolves_a_better_router(
-    tiny_corpus: Path, tmp_path: Path, tool: str, cost: str
+    tiny_corpus: Path, tmp_path: Path, tool: str, cost: str, agent_home: Path
 ) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -203,8 +204,6 @@ def test_max_cost_refuses_a_model_it_cannot_price(tiny_corpus: Path, tmp_path: P
 def _real_codex() -> str:
     """The real codex on PATH (npm install @openai/codex): skipped without
     it, except in CI, where .ci/run installs it and its absence is a failure."""
-    import shutil
-
     path = shutil.which("codex")
     if path is None:
         unavailable("the real codex CLI is not on PATH (npm install @openai/codex)")
@@ -212,7 +211,7 @@ def _real_codex() -> str:
 
 
 def test_the_real_codex_cli_reaches_a_base_url_through_its_configuration(
-    tmp_path: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, agent_home: Path
 ) -> None:
     """codex ignores OPENAI_BASE_URL; with our provider entry the real CLI
     talks to the local server. Needs the real codex (npm install @openai/codex)."""
@@ -231,6 +230,29 @@ def test_the_real_codex_cli_reaches_a_base_url_through_its_configuration(
     assert reply.text == REPLY
     assert reply.usage.output_tokens > 0
     assert len(server.posts("/responses")) == before + 1
+
+
+def test_the_real_claude_cli_answers_from_its_jail(
+    server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, agent_home: Path
+) -> None:
+    """Claude Code runs in the agents' jail (read-only file system, its own
+    state in ~/.claude) and reaches the local server at its base URL.
+    Needs the real claude (npm install @anthropic-ai/claude-code)."""
+    from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
+    from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
+
+    if shutil.which("claude") is None:
+        unavailable("the real claude CLI is not on PATH (npm install @anthropic-ai/claude-code)")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    backend = ClaudeCLIBackend("claude-opus-4-7", base_url=server.url,
+                               options=BackendOptions(idle_timeout=60, agent_timeout=120),
+                               retry=RetryPolicy(max_tries=1))
+    before = len(server.posts("/messages?beta=true"))
+    reply = backend.complete(PromptParts(static="S", dynamic="D"))
+    assert reply.text == REPLY
+    assert reply.usage.output_tokens > 0
+    assert len(server.posts("/messages?beta=true")) == before + 1
+    assert (agent_home / ".claude").is_dir()
 
 
 def test_a_signed_out_real_codex_is_refused_before_the_run_and_never_picked_by_default(

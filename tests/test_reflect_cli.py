@@ -45,6 +45,7 @@ from pathlib import Path
 
 TOOL = "{tool}"
 HERE = Path({here!r})
+GRANDCHILD = "grandchild-" + str(HERE)
 ACTIONS = json.loads((HERE / "actions.json").read_text())
 
 def fail(msg, code=2):
@@ -123,8 +124,8 @@ log_path.write_text(json.dumps(calls))
 kind, arg = ACTIONS[min(len(calls), len(ACTIONS)) - 1]
 
 if kind == "hang":
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-    (HERE / "grandchild.pid").write_text(str(child.pid))
+    # Named by its argument: its pid in the jail's namespace means nothing outside.
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", GRANDCHILD])
     time.sleep(120)
 if kind == "exit":
     sys.stderr.write("API Error: 529 Overloaded\n")
@@ -174,16 +175,28 @@ else:
 '''
 
 
+# Every agent CLI runs in its jail, with HOME in the test's folder.
+pytestmark = pytest.mark.usefixtures("agent_home")
+
+
 class Fake:
-    """A fake CLI in its own directory, its scripted actions and call log."""
+    """A fake CLI in its own directory, its scripted actions and call log.
+    The directory is in the tool's own state folder (~/.claude, ~/.codex,
+    with HOME at root/home): the one folder besides its work dir that the
+    jail lets it write."""
 
     def __init__(self, root: Path, tool: str, actions: list[tuple[str, Any]]) -> None:
-        self.dir = root / f"fake-{tool}"
-        self.dir.mkdir()
+        self.dir = root / "home" / f".{tool}" / f"fake-{tool}"
+        self.dir.mkdir(parents=True)
         (self.dir / "actions.json").write_text(json.dumps(actions))
         self.path = self.dir / tool
         self.path.write_text(FAKE.format(python=sys.executable, tool=tool, here=str(self.dir)))
         self.path.chmod(0o755)
+
+    @property
+    def grandchild_gone(self) -> bool:
+        """Whether the process the `hang` action started is gone."""
+        return _gone(f"grandchild-{self.dir}")
 
     @property
     def calls(self) -> list[dict[str, Any]]:
@@ -314,8 +327,7 @@ def test_timeout_kills_the_process_group_and_is_retried(
     assert propose(make(cls, fake, timeout=2.0, sleeps=sleeps), PROMPT) == GO_FILE
     assert len(fake.calls) == 2
     assert sleeps == [1.0]
-    grandchild = int((fake.dir / "grandchild.pid").read_text())
-    assert _gone(grandchild)
+    assert fake.grandchild_gone
 
 
 @pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
@@ -367,10 +379,10 @@ def test_agent_edits_the_candidate_in_its_work_dir(
 ) -> None:
     fake = Fake(tmp_path, cls.tool, [("edit", NEW_GO_FILE)])
     eval_script = tmp_path / "eval-minibatch"
-    cache = tmp_path / "gocache"
+    spool = tmp_path / "spool"
+    spool.mkdir()
     done = make(cls, fake).propose_in_workdir(
-        PROMPT, GO_FILE, eval_script=eval_script, writable_dirs=[cache],
-        env={"ROUTESIM_CACHE_DIR": str(cache)},
+        PROMPT, GO_FILE, eval_script=eval_script, writable_dirs=[spool],
     )
     code = done.text
     assert code == NEW_GO_FILE
@@ -384,8 +396,9 @@ def test_agent_edits_the_candidate_in_its_work_dir(
     assert str(eval_script) in instructions
     assert INSTRUCTIONS_FILE in call["stdin"]
     opts = call["opts"]
-    assert opts["add-dir"] == [str(cache)]
-    assert call["env"]["ROUTESIM_CACHE_DIR"] == str(cache)
+    assert opts["add-dir"] == [str(spool)]
+    # Its temp dir is its own (the rest of /tmp is read-only in the jail).
+    assert call["env"]["TMPDIR"].endswith("/out/tmp")
     # The syntax check by gofmt's absolute path, in the words the agent may run.
     check = f"{find_gofmt()} -l -e {CANDIDATE_FILE}"
     assert Path(check.split()[0]).is_absolute() and f"`{check}`" in instructions
@@ -435,24 +448,32 @@ def test_agent_timeout_is_retried_from_the_rounds_start(tmp_path: Path) -> None:
     assert len(fake.calls) == 2
 
 
-def _gone(pid: int, within: float = 5.0) -> bool:
-    """Whether `pid` dies within a few seconds: SIGKILL to a process group
-    is delivered at once but acted on asynchronously, later on a busy machine."""
+def _gone(token: str, within: float = 5.0) -> bool:
+    """Whether every process with `token` among its arguments dies within a
+    few seconds: SIGKILL is delivered at once but acted on asynchronously,
+    later on a busy machine."""
     deadline = time.monotonic() + within
-    while _running(pid):
+    while _running(token):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
     return True
 
 
-def _running(pid: int) -> bool:
-    """Whether `pid` is alive (a zombie waiting for its reaper counts as dead)."""
-    status = Path(f"/proc/{pid}/status")
-    if not status.exists():
-        return False
-    state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
-    return "Z" not in state.split()[1]
+def _running(token: str) -> bool:
+    """Whether a live process (a zombie waiting for its reaper counts as
+    dead) has `token` as an argument."""
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+            status = (proc / "status").read_text()
+        except OSError:
+            continue
+        if token.encode() in args:
+            state = next(line for line in status.splitlines() if line.startswith("State:"))
+            if "Z" not in state.split()[1]:
+                return True
+    return False
 
 
 def test_agent_that_deletes_the_file_gets_it_back_for_the_follow_up(tmp_path: Path) -> None:
@@ -461,7 +482,8 @@ def test_agent_that_deletes_the_file_gets_it_back_for_the_follow_up(tmp_path: Pa
         f"#!{sys.executable} -S\n"
         "import sys, pathlib\n"
         "sys.stdin.read()\n"
-        "log = pathlib.Path(sys.argv[0] + '.n')\n"
+        # Its count in its state folder: the one it may write in the jail.
+        "log = pathlib.Path.home() / '.claude' / 'agent-rm.n'\n"
         "n = int(log.read_text()) + 1 if log.exists() else 1\n"
         "log.write_text(str(n))\n"
         "target = pathlib.Path('candidate_impl.go')\n"
@@ -502,7 +524,7 @@ def test_an_agent_silent_past_the_idle_timeout_is_stopped_early(tmp_path: Path) 
     )
     with pytest.raises(ProposalFailed, match="no progress for 2s"):
         backend.complete(PROMPT)
-    assert _gone(int((fake.dir / "grandchild.pid").read_text()))
+    assert fake.grandchild_gone
 
 
 def test_codex_reconnect_notices_are_not_progress() -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
 import pytest
 
 from routesim_evolve.corpus.examples import load_examples
@@ -21,14 +21,14 @@ from routesim_evolve.evolve.rotation import (
     ProposalsKeepFailing,
     RotatingProposer,
 )
-from routesim_evolve.propose.agentic import AGENT_LOG, AgenticProposer, AgentWorkspace
+from routesim_evolve.propose.agentic import AgenticProposer
 from routesim_evolve.propose.base import Proposer
+from routesim_evolve.propose.eval_service import AGENT_EVALS, MinibatchEvaluations
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.prompts import GoDocs, PromptPack
 from routesim_evolve.reflect.usage import Completion
-from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.axes import ScoreAxes
-from routesim_evolve.score.evaluator import LndReferences
+from routesim_evolve.score.evaluator import Evaluator, LndReferences
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 
@@ -227,38 +227,40 @@ class FakeAgent:
         self.writable: list[Path] = []
 
     def propose_in_workdir(self, prompt, candidate, *, eval_script=None, workdir=None,
-                           writable_dirs=(), env=None):
+                           writable_dirs=()):
         edited = self.edit(candidate)
         self.writable = list(writable_dirs)
-        work = Path(eval_script).parent
-        (work / "candidate_impl.go").write_text(edited)
-        # As codex runs it: a PATH without the Go toolchain's folder.
-        path = ":".join(p for p in os.environ["PATH"].split(":")
-                        if not (Path(p) / "go").exists())
-        out = subprocess.run([str(eval_script)], cwd=work, capture_output=True, text=True,
-                             check=True, env={**os.environ, "PATH": path})
+        with tempfile.TemporaryDirectory() as work:
+            (Path(work) / "candidate_impl.go").write_text(edited)
+            # As codex runs it: a PATH without the Go toolchain's folder.
+            path = ":".join(p for p in os.environ["PATH"].split(":")
+                            if not (Path(p) / "go").exists())
+            out = subprocess.run([str(eval_script)], cwd=work, capture_output=True, text=True,
+                                 check=True, env={**os.environ, "PATH": path}, timeout=600)
         self.script_output = out.stdout
         return Completion(text=edited, said="Lowered\n maxHops.")
 
 
-def _agent_run(tmp_path: Path, tiny_corpus: Path) -> tuple[AgentWorkspace, list]:
-    """A run dir as the driver leaves it: settings written, references precomputed."""
+def _agent_evaluations(tmp_path: Path, tiny_corpus: Path) -> tuple[Path, MinibatchEvaluations,
+                                                                   list]:
+    """A run dir and the agents' scorer as the driver makes them."""
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    settings = EvolveSettings(corpus=tiny_corpus, run_dir=run_dir, max_concurrency=1)
-    (run_dir / "settings.json").write_bytes(orjson.dumps(settings.model_dump(mode="json")))
     train = load_examples(tiny_corpus, "train")
-    LndReferences().precompute(train, workers=1)
-    return AgentWorkspace.for_run(run_dir), train
+    references = LndReferences()
+    references.precompute(train, workers=1)
+    evaluator = Evaluator(references, cache_dir=run_dir / AGENT_EVALS)
+    return run_dir, MinibatchEvaluations(evaluator, references, train), train
 
 
 def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(
     tmp_path, tiny_corpus, seed_source, caplog
 ):
     pack = PromptPack(load_manifest(tiny_corpus), docs=STUB_DOCS)
-    workspace, train = _agent_run(tmp_path, tiny_corpus)
+    run_dir, evaluations, train = _agent_evaluations(tmp_path, tiny_corpus)
     agent = FakeAgent(lambda src: src.replace("maxHops = 20", "maxHops = 12"))
-    proposer = AgenticProposer(agent, pack, workspace)
+    proposer = AgenticProposer(agent, pack)
+    proposer.attach_evaluations(evaluations)
     child = proposer.propose(seed_source, [feedback(train[0].name, train[0].arena)])
     assert "maxHops = 12" in child
     # Its next prompt recalls what the agent said with the edit.
@@ -268,15 +270,16 @@ def test_agentic_proposer_gives_the_agent_a_working_minibatch_eval(
     assert f"## {train[0].name} ({train[0].arena}): score" in agent.script_output
     assert "lnd-apriori" in agent.script_output
     assert train[1].name not in agent.script_output
-    # The agent may write only the agents' sandbox and its log folder,
-    # never the run's evaluations or the trusted caches.
-    assert agent.writable == [workspace.private_cache, workspace.log_dir]
-    assert (workspace.log_dir / AGENT_LOG).is_file()
-    assert not (workspace.run_dir / "evals").exists()
+    # The agent may write only the server's spool folder, outside the run
+    # dir, whose evaluations it never touches: the server keeps its own.
+    (spool,) = agent.writable
+    assert run_dir not in spool.parents and not spool.exists()
+    assert not (run_dir / "evals").exists() and any((run_dir / AGENT_EVALS).iterdir())
 
     broken = FakeAgent(lambda src: src + '\nfunc broken() int { return "one" }\n')
     caplog.set_level("INFO")
-    proposer = AgenticProposer(broken, pack, workspace)
+    proposer = AgenticProposer(broken, pack)
+    proposer.attach_evaluations(evaluations)
     proposer.propose(seed_source, [feedback(train[0].name, train[0].arena)])
     # Why it could not be built reaches the agent and the run's log.
     assert "score 0.000 [compile_error]" in broken.script_output

@@ -15,7 +15,7 @@ from routesim_evolve.evolve.budget import BudgetTooSmall
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.evolve.rotation import ProposalsKeepFailing
 from routesim_evolve.evolve.seed import SeedError
-from routesim_evolve.propose.agentic import AgentWorkspace
+from routesim_evolve.propose.agentic import run_jail
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.factory import backend_of, build_proposers
 from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
@@ -48,9 +48,8 @@ def run_evolution(settings: EvolveSettings) -> None:
     except (CorpusError, GoToolchainError, LMSpecError, PromptError, PricesError) as exc:
         raise UserError(str(exc)) from None
     settings = settings.model_copy(update={"reflection": [str(s) for s in specs]})
-    workspace = AgentWorkspace.for_run(settings.run_dir)
     try:
-        proposers = build_proposers(specs, pack, workspace, seed=settings.seed,
+        proposers = build_proposers(specs, pack, run_jail(settings.run_dir), seed=settings.seed,
                                     options=settings.lm, meter=ledger)
         _preflight(proposers, ledger, settings.max_cost)
     except BackendUnavailable as exc:

@@ -38,6 +38,7 @@ from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import Seed, check_seed_builds, load_seed
 from routesim_evolve.propose.base import Proposer
+from routesim_evolve.propose.eval_service import AGENT_EVALS, MinibatchEvaluations
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.pricing import load_prices
 from routesim_evolve.report.heldout import (
@@ -84,6 +85,8 @@ class _Scoring:
     workers: int
     references: LndReferences
     evaluator: Evaluator
+    # The agents' evaluation server's scorer, with its own cache.
+    agents: MinibatchEvaluations
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,11 @@ def _scoring(
     every = [*data.train, *data.val, *data.test]
     say(f"lnd reference results for {len(every)} scenarios (computed once, then cached)…")
     references.precompute(every, workers=workers, say=say)
-    return _Scoring(workers=workers, references=references, evaluator=evaluator)
+    agents = MinibatchEvaluations(
+        Evaluator(references, cache_dir=settings.run_dir / AGENT_EVALS, runner=runner,
+                  limits=settings.limits, executor=executor),
+        references, data.train, workers=workers)
+    return _Scoring(workers=workers, references=references, evaluator=evaluator, agents=agents)
 
 
 def _search(
@@ -214,6 +221,8 @@ def _search(
     minibatch = min(settings.minibatch, len(data.train))
     budget = EvalBudget(settings.max_evals or 20 * len(data.val), minibatch=minibatch,
                         val_size=len(data.val), spent=spent)
+    for proposer in proposers:
+        proposer.attach_evaluations(scoring.agents)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive,
                                   plateau_evals=settings.plateau_evals or 5 * len(data.val),
                                   spent=spent)

@@ -4,13 +4,16 @@ the hooks through which the dispatcher tells it how its proposals fared."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from routesim_evolve.reflect.base import PromptParts
 from routesim_evolve.reflect.prompts import HandIn, PromptPack
 from routesim_evolve.score.feedback import ScenarioFeedback
+
+if TYPE_CHECKING:
+    from routesim_evolve.propose.eval_service import MinibatchEvaluations
 
 
 class Proposer:
@@ -40,6 +43,10 @@ class Proposer:
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         """Take back a snapshot."""
+
+    def attach_evaluations(self, evaluations: MinibatchEvaluations) -> None:
+        """The run's scorer of files on named train scenarios, for a
+        proposer that lets its model score its own edits (an agent)."""
 
     def on_unchanged(self, note: str) -> None:
         """Its last proposal was not evaluated: it repeated its parent or a

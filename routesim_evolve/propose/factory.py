@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from routesim_evolve.propose.agentic import AgenticProposer, AgentWorkspace
+from routesim_evolve.propose.agentic import AgenticProposer
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.lm import LMProposer
 from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.reflect.base import BackendOptions, ReflectionBackend
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.factory import make_backend, make_cli_backend
+from routesim_evolve.reflect.jail import AgentJail
 from routesim_evolve.reflect.prompts import PromptPack
 from routesim_evolve.reflect.spec import LMSpec
 
@@ -29,33 +30,36 @@ class NamedOffline(OfflineProposer):
 def build_proposer(
     spec: LMSpec,
     pack: PromptPack,
-    workspace: AgentWorkspace,
+    jail: AgentJail | None = None,
     *,
     seed: int = 0,
     options: BackendOptions | None = None,
     meter: CostLedger | None = None,
 ) -> Proposer:
-    """The proposer one `--reflection-lm` value stands for. Nothing is
+    """The proposer one `--reflection-lm` value stands for; an agent runs
+    in `jail` (its default hides only the project cache). Nothing is
     contacted: `backend_of(proposer).preflight()` checks it before the run."""
     if spec.kind == "offline":
         return NamedOffline(seed=seed)
     if spec.kind in ("claude", "codex"):
         cli = make_cli_backend(spec, options=options, meter=meter)
-        return AgenticProposer(cli, pack, workspace)
+        if jail is not None:
+            cli.jail = jail
+        return AgenticProposer(cli, pack)
     return LMProposer(make_backend(spec, options=options, meter=meter), pack)
 
 
 def build_proposers(
     specs: Sequence[LMSpec],
     pack: PromptPack,
-    workspace: AgentWorkspace,
+    jail: AgentJail | None = None,
     *,
     seed: int = 0,
     options: BackendOptions | None = None,
     meter: CostLedger | None = None,
 ) -> list[Proposer]:
     return [
-        build_proposer(s, pack, workspace, seed=seed + i, options=options, meter=meter)
+        build_proposer(s, pack, jail, seed=seed + i, options=options, meter=meter)
         for i, s in enumerate(specs)
     ]
 

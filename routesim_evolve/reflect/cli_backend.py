@@ -2,7 +2,8 @@
 
 Both run as watched subprocesses (process.py: a limit on the whole run and
 a no-progress timeout) in a scratch directory with a scrubbed environment,
-in one of two modes:
+inside a jail (jail.py: the file system read-only, the run's secrets
+hidden, no view of the harness's processes), in one of two modes:
 
 * single call (`complete`): the whole prompt on stdin, the reply text out;
 * agentic (`propose_in_workdir`): the current candidate is written to
@@ -39,16 +40,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Unpack
 
+from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.build.source import NotSourceText, read_source
 from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, find_gofmt, gofmt_error
+from routesim_evolve.reflect.jail import AgentJail
 from routesim_evolve.reflect.process import STDERR_TAIL, CLIRun, run_cli
 from routesim_evolve.reflect.usage import Completion, Usage
 
 log = logging.getLogger(__name__)
 
 CANDIDATE_FILE = "candidate_impl.go"
+# The agent's temp dir (TMPDIR), in its output dir: the rest of /tmp is
+# read-only in the jail.
+TMP_DIR = "tmp"
 INSTRUCTIONS_FILE = "INSTRUCTIONS.md"
 
 # What every agent needs: to find programs, its home (login, config), the
@@ -167,6 +173,7 @@ class AgentCLIBackend(PlumbedBackend):
         executable: str | None = None,
         scratch_root: Path | None = None,
         extra_env: Mapping[str, str] | None = None,
+        jail: AgentJail | None = None,
         **plumbing: Unpack[Plumbing],
     ) -> None:
         self.name = ":".join(p for p in (self.tool, model, effort) if p)
@@ -177,6 +184,9 @@ class AgentCLIBackend(PlumbedBackend):
         super().__init__(**plumbing)
         self._scratch_root = scratch_root
         self._extra_env = dict(extra_env or {})
+        # The project cache is hidden from any agent; a run hides its own
+        # folders too (propose/agentic.py's run_jail).
+        self.jail = jail or AgentJail(hidden=(cache_root(),))
 
     # -- subclass hooks ---------------------------------------------------
 
@@ -200,6 +210,11 @@ class AgentCLIBackend(PlumbedBackend):
         """Variables this tool needs set for the spec (e.g. a base URL)."""
         return {}
 
+    def state_paths(self) -> list[Path]:
+        """The tool's own files (login, settings, sessions), which it must
+        write inside the jail; made when missing."""
+        return []
+
     # -- preflight --------------------------------------------------------
 
     def preflight(self) -> None:
@@ -221,6 +236,10 @@ class AgentCLIBackend(PlumbedBackend):
             missing = self.missing_login(path, self._env())
             if missing is not None:
                 raise BackendUnavailable(f"{self.name}: {missing}")
+        try:
+            self.jail.probe()
+        except BackendUnavailable as exc:
+            raise BackendUnavailable(f"{self.name}: {exc}") from None
 
     @classmethod
     def missing_login(cls, path: str, source: Mapping[str, str] | None = None) -> str | None:
@@ -254,7 +273,7 @@ class AgentCLIBackend(PlumbedBackend):
 
     def _single_call(self, text: str) -> Completion:
         with self._scratch() as (work, out):
-            run = self._run(self.single_call_args(out), text, work)
+            run = self._run(self.single_call_args(out), text, work, out)
             return self._charged(self.reply(run, out))
 
     def _charged(self, completion: Completion) -> Completion:
@@ -272,14 +291,13 @@ class AgentCLIBackend(PlumbedBackend):
         eval_script: Path | None = None,
         workdir: Path | None = None,
         writable_dirs: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
     ) -> Completion:
         """Let the agent edit `candidate` in a work dir; the completion's text
         is the file it leaves. `eval_script`, if given, is a program the
         agent may run there to score its edit on the minibatch;
-        `writable_dirs` are the directories that script writes (caches) and
-        `env` the variables it needs. Raises ProposalFailed when no usable
-        file comes out of two rounds."""
+        `writable_dirs` are the folders that script writes (the evaluation
+        server's spool). Raises ProposalFailed when no usable file comes out
+        of two rounds."""
         spent = Usage()
         with self._scratch(workdir) as (work, out):
             target = work / CANDIDATE_FILE
@@ -288,7 +306,8 @@ class AgentCLIBackend(PlumbedBackend):
             args = self.agentic_args(out, eval_script, writable_dirs)
             task = AGENT_TASK
             for _ in range(2):
-                result, reply = self._agent_round(args, task, target, candidate, out, env)
+                result, reply = self._agent_round(args, task, target, candidate, out,
+                                                  writable_dirs)
                 spent += reply.usage
                 if result.ok:
                     return Completion(text=_code(result), usage=spent, said=reply.text)
@@ -297,7 +316,7 @@ class AgentCLIBackend(PlumbedBackend):
 
     def _agent_round(
         self, args: list[str], task: str, target: Path, original: str, out: Path,
-        env: Mapping[str, str] | None,
+        writable: Sequence[Path],
     ) -> tuple[Extraction, Completion]:
         # Bytes, not text: the last round may have left a file that is not
         # UTF-8, which check_candidate refuses and this round starts from.
@@ -306,7 +325,7 @@ class AgentCLIBackend(PlumbedBackend):
         def attempt() -> Completion:
             # A retried run starts from this round's file, not a half-edit.
             target.write_bytes(start)
-            run = self._run(args, task, target.parent, env)
+            run = self._run(args, task, target.parent, out, writable)
             return self._charged(self.reply(run, out))
 
         reply = self._retrying.run(attempt)
@@ -321,11 +340,20 @@ class AgentCLIBackend(PlumbedBackend):
         )
 
     def _run(
-        self, args: list[str], stdin: str, cwd: Path, env: Mapping[str, str] | None = None
+        self, args: list[str], stdin: str, cwd: Path, out: Path, writable: Sequence[Path] = ()
     ) -> CLIRun:
+        """The tool run in its jail, in `cwd`, able to write `cwd`, its output
+        dir `out` (its temp dir inside), `writable` and its own state."""
+        if not os.access(args[0], os.X_OK):
+            raise ProposalFailed(f"cannot start {args[0]}: no such program", permanent=True)
+        state = self.state_paths()
+        _make_state(state)
+        jailed = self.jail.with_state(*state).command(
+            args, writable=[cwd, out, *writable], cwd=cwd)
         return run_cli(
-            args, stdin=stdin, cwd=cwd, env=self._env(env), timeout=self.options.agent_timeout,
-            idle_timeout=self.options.idle_timeout, is_progress=self.is_progress,
+            jailed, stdin=stdin, cwd=cwd, env=self._env({"TMPDIR": str(out / TMP_DIR)}),
+            timeout=self.options.agent_timeout, idle_timeout=self.options.idle_timeout,
+            is_progress=self.is_progress, name=Path(args[0]).name,
         )
 
     def _resolved_executable(self) -> str:
@@ -340,10 +368,23 @@ class AgentCLIBackend(PlumbedBackend):
         ) as tmp:
             root = Path(tmp)
             out = root / "out"
-            out.mkdir()
+            (out / TMP_DIR).mkdir(parents=True)
             work = workdir or root / "work"
             work.mkdir(parents=True, exist_ok=True)
             yield work, out
+
+
+def _make_state(paths: Sequence[Path]) -> None:
+    """Make the tool's state folders (a name ending in .json: a file) that
+    do not exist yet, so that the jail can bind them writable."""
+    for path in paths:
+        if path.exists():
+            continue
+        if path.suffix == ".json":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("{}\n")
+        else:
+            path.mkdir(parents=True, exist_ok=True)
 
 
 def check_candidate(target: Path, original: str) -> Extraction:
@@ -435,6 +476,15 @@ class ClaudeCLIBackend(AgentCLIBackend):
     def tool_env(self) -> dict[str, str]:
         return {"ANTHROPIC_BASE_URL": self.base_url} if self.base_url else {}
 
+    def state_paths(self) -> list[Path]:
+        # Claude Code keeps its settings and login in ~/.claude and
+        # ~/.claude.json, or both in $CLAUDE_CONFIG_DIR.
+        env = self._env()
+        if env.get("CLAUDE_CONFIG_DIR"):
+            return [Path(env["CLAUDE_CONFIG_DIR"])]
+        home = Path(env.get("HOME") or Path.home())
+        return [home / ".claude", home / ".claude.json"]
+
     def _endpoint(self) -> str | None:
         return self.base_url or os.environ.get("ANTHROPIC_BASE_URL")
 
@@ -520,6 +570,12 @@ class CodexCLIBackend(AgentCLIBackend):
 
     def _endpoint(self) -> str | None:
         return self.base_url or os.environ.get("OPENAI_BASE_URL")
+
+    def state_paths(self) -> list[Path]:
+        # Codex keeps its login, config and logs in $CODEX_HOME (~/.codex).
+        env = self._env()
+        home = Path(env.get("HOME") or Path.home())
+        return [Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"]
 
     def _provider_args(self) -> list[str]:
         url = self._endpoint()

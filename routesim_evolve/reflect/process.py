@@ -78,9 +78,11 @@ def run_cli(
     timeout: float,
     idle_timeout: float,
     is_progress: Progress = lambda line: bool(line.strip()),
+    name: str | None = None,
 ) -> CLIRun:
-    """Run an agent CLI to completion under both limits."""
-    tool = Path(args[0]).name
+    """Run an agent CLI (`name` in messages: the program's, by default;
+    args[0] may be the jail) to completion under both limits."""
+    tool = name or Path(args[0]).name
     try:
         proc = subprocess.Popen(
             list(args), cwd=cwd, env=dict(env), stdin=subprocess.PIPE,

@@ -42,10 +42,6 @@ _ENTRY_VERSION = b"reference-result/1"
 log = logging.getLogger(__name__)
 
 
-class ReferenceMissing(LookupError):
-    """A read-only reference cache lacks a result; the message says which."""
-
-
 class ReferenceRunError(RuntimeError):
     """A reference router failed on a scenario: the harness's problem."""
 
@@ -78,12 +74,8 @@ class ReferenceCache:
         limits: SandboxLimits = REFERENCE_LIMITS,
         tags: tuple[str, ...] = (),
         executor: Executor = LOCAL,
-        read_only: bool = False,
     ) -> None:
         self.binaries = binaries or default_cache()
-        # A reader that may not write (an agent's eval script): a missing
-        # result is an error, never run and stored (ReferenceMissing).
-        self.read_only = read_only
         # Where the runs happen; the binary is built and the results kept here.
         self.executor = executor
         # Tags of the reference build: none links lnd in. Tests pass
@@ -120,13 +112,8 @@ class ReferenceCache:
         once (concurrent callers wait for the one run)."""
         scenario = Path(scenario_path).resolve()
         key, path = self._entry(scenario, router)
-        if (known := _read_cached(path, repair=not self.read_only)) is not None:
+        if (known := _read_cached(path)) is not None:
             return known
-        if self.read_only:
-            raise ReferenceMissing(
-                f"{router}'s result on {scenario.name} is not in the reference cache "
-                f"{self.root}, and this reader may not compute it: the run computes every "
-                "train scenario's references before its search begins")
         with file_lock(self.root / "locks" / f"{key}.lock"):
             if (known := _read_cached(path)) is not None:
                 return known
@@ -139,17 +126,16 @@ class ReferenceCache:
             return outcome.result
 
 
-def _read_cached(path: Path, *, repair: bool = True) -> Result | None:
-    """A cached result, or None when absent or damaged (then, with repair,
-    removed to be run again: a damaged entry is never trusted)."""
+def _read_cached(path: Path) -> Result | None:
+    """A cached result, or None when absent or damaged (then removed, to be
+    run again: a damaged entry is never trusted)."""
     try:
         return Result.model_validate_json(path.read_bytes())
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
         log.warning("reference result %s is damaged", path)
-        if repair:
-            path.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
         return None
 
 

@@ -1,0 +1,207 @@
+"""The agents' minibatch evaluation: a server outside the jail.
+
+An agent may score its edit before it hands it in. It runs
+`eval_minibatch.sh`, which drops the file into a spool folder and prints
+the answer this server, in the harness, writes back beside it: per
+scenario of the iteration's minibatch, the score and status beside lnd's
+and the full feedback (a build or rule failure with its reason, never a
+bare 0). A folder, not a socket: codex's own sandbox forbids `connect`.
+
+Nothing the agent could write is trusted on the way. The script, its
+client and the spool folder are the agent's to change: all it can do is
+leave files there. The server opens a request without following links,
+takes only a regular file, reads at most `MAX_REQUEST_BYTES`, refuses bytes
+that are not Go source text, and writes its answer to a new file it
+creates itself (never through a name the agent made). It scores the file as
+it scores any candidate: the trusted build and sandbox, the run's own hidden
+worlds and lnd's results, none of which the agent can read. Its evaluations
+are kept in the run's `agent-evals/` folder, apart from the search's, and
+each is logged to the run's log. One request at a time, at most
+`MAX_REQUESTS` per proposal, bounds what an agent can spend.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import stat
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from routesim_evolve.build.source import NotSourceText, source_text
+from routesim_evolve.corpus.examples import ScenarioExample
+from routesim_evolve.fsutil import MIB
+from routesim_evolve.score.axes import score_result
+from routesim_evolve.score.evaluator import Evaluation, Evaluator, References
+
+log = logging.getLogger(__name__)
+
+#: The most a request may hold; the build refuses far smaller files, this
+#: only stops a flood before it is held.
+MAX_REQUEST_BYTES = 4 * MIB
+#: How many evaluations one proposal's agent may ask for.
+MAX_REQUESTS = 12
+#: The run dir's folder of agents' evaluations (never read by the search).
+AGENT_EVALS = "agent-evals"
+# How often the server looks for requests.
+_POLL_S = 0.1
+# A request's name: REQUEST.go in, REQUEST.out back.
+_REQUEST = re.compile(r"^([A-Za-z0-9_-]{1,64})\.go$")
+
+# The client the script runs: the standard library only, no site packages.
+CLIENT = """import os, sys, time
+spool, path = sys.argv[1], sys.argv[2]
+name = "req-%d-%d" % (os.getpid(), time.monotonic_ns())
+data = open(path, "rb").read()
+part = os.path.join(spool, name + ".part")
+with open(part, "wb") as f:
+    f.write(data)
+os.rename(part, os.path.join(spool, name + ".go"))
+answer = os.path.join(spool, name + ".out")
+while not os.path.exists(answer):
+    time.sleep(0.2)
+with open(answer, encoding="utf-8", errors="replace") as f:
+    sys.stdout.write(f.read())
+os.remove(answer)
+"""
+
+
+class MinibatchEvaluations:
+    """Scores agents' files on named train scenarios, as the run scores."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        references: References,
+        train: Sequence[ScenarioExample],
+        *,
+        workers: int = 1,
+        max_requests: int = MAX_REQUESTS,
+    ) -> None:
+        self._evaluator = evaluator
+        self._references = references
+        self._train = {e.name: e for e in train}
+        self._workers = workers
+        self.max_requests = max_requests
+
+    def report(self, raw: bytes, names: Sequence[str]) -> str:
+        """What the agent reads: each scenario's score and feedback, or why
+        the file could not be scored."""
+        try:
+            source = source_text(raw, "the file sent")
+        except NotSourceText as exc:
+            log.warning("agent eval: refused: %s", exc)
+            return f"Not scored: {exc}. Send candidate_impl.go as UTF-8 Go source.\n"
+        chosen = [self._train[n] for n in names if n in self._train]
+        evaluations = self._evaluator.evaluate_many(source, chosen, workers=self._workers)
+        return "".join(self._section(e) for e in evaluations) + _mean(evaluations)
+
+    def _section(self, ev: Evaluation) -> str:
+        example = self._train[ev.scenario]
+        lnd = ", ".join(f"{name} {score_result(r).score:.3f}"
+                        for name, r in self._references.results(example).items())
+        if ev.status == "ok":
+            log.info("agent eval: %s scored %.4f", ev.scenario, ev.score)
+        else:
+            head = " ".join(ev.feedback.split())[:400]
+            log.warning("agent eval: %s: %s: %s", ev.scenario, ev.status, head)
+        return (f"## {ev.scenario} ({ev.arena}): score {ev.score:.3f} [{ev.status}]; {lnd}\n"
+                f"{ev.feedback.strip()}\n\n")
+
+
+def _mean(evaluations: Sequence[Evaluation]) -> str:
+    mean = sum(e.score for e in evaluations) / max(1, len(evaluations))
+    return f"mean score {mean:.3f} on {len(evaluations)} scenario(s)\n"
+
+
+@contextmanager
+def serving(scorer: MinibatchEvaluations, names: Sequence[str]) -> Iterator[Path]:
+    """A spool folder whose requests are scored on `names` until the block
+    ends; yields the folder, for the agent to write."""
+    with tempfile.TemporaryDirectory(prefix="routesim-eval-") as tmp:
+        spool = Path(tmp)
+        stop = threading.Event()
+        thread = threading.Thread(target=_serve, args=(spool, scorer, list(names), stop),
+                                  name="agent-eval", daemon=True)
+        thread.start()
+        try:
+            yield spool
+        finally:
+            # A request being scored finishes first.
+            stop.set()
+            thread.join()
+
+
+def _serve(spool: Path, scorer: MinibatchEvaluations, names: list[str],
+           stop: threading.Event) -> None:
+    folder = os.open(spool, os.O_RDONLY | os.O_DIRECTORY)
+    served = 0
+    try:
+        while not stop.wait(_POLL_S):
+            for request in _requests(folder):
+                if served >= scorer.max_requests:
+                    answer = (f"Not scored: this proposal has used its {scorer.max_requests} "
+                              "evaluations. Hand in your best file.\n")
+                else:
+                    served += 1
+                    answer = _answer(folder, request, scorer, names)
+                _write_answer(folder, request, answer)
+    finally:
+        os.close(folder)
+
+
+def _requests(folder: int) -> list[str]:
+    """The requests waiting, oldest name first."""
+    return sorted(m.group(1) for entry in os.listdir(folder)
+                  if (m := _REQUEST.match(entry)))
+
+
+def _answer(folder: int, request: str, scorer: MinibatchEvaluations, names: list[str]) -> str:
+    try:
+        raw = _take(folder, f"{request}.go")
+    except (OSError, ValueError) as exc:
+        return f"Not scored: {exc}\n"
+    # Whatever goes wrong in scoring is the harness's: the agent gets one
+    # line, the run's log the whole error.
+    try:
+        return scorer.report(raw, names)
+    except Exception:
+        log.exception("agent eval failed")
+        return "Not scored: the harness failed to score it (see the run's log).\n"
+
+
+def _take(folder: int, name: str) -> bytes:
+    """A request's bytes, removed from the spool: a regular file opened
+    without following a link, at most MAX_REQUEST_BYTES of it."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        with suppress(OSError):
+            os.unlink(name, dir_fd=folder)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError(f"{name} is not a regular file")
+        raw = f.read(MAX_REQUEST_BYTES + 1)
+    if len(raw) > MAX_REQUEST_BYTES:
+        raise ValueError(f"{name} is over {MAX_REQUEST_BYTES} bytes")
+    return raw
+
+
+def _write_answer(folder: int, request: str, answer: str) -> None:
+    """Write the answer to a file this server creates (never one the agent
+    named or linked), then give it its name."""
+    part = f".answer-{request}"
+    with suppress(FileNotFoundError):
+        os.unlink(part, dir_fd=folder)
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
+                     dir_fd=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(answer.encode())
+        os.rename(part, f"{request}.out", src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError as exc:
+        log.warning("agent eval: cannot answer %s: %s", request, exc)
