@@ -20,6 +20,8 @@ hole is closed, so that the mark is removed with the fix.
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
 import textwrap
 import time
 import uuid
@@ -31,8 +33,11 @@ import pytest
 from repo_files import SEED_PATH
 
 from routesim_evolve.build.cache import BuildLimits, default_cache
+from routesim_evolve.build.tools import tool_binary
+from routesim_evolve.corpus.difficulty import MAXFLOW
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.schema import Scenario
+from routesim_evolve.corpus.worlds import WorldSecret, resolve
 from routesim_evolve.score.evaluator import (
     INVALID_RESULT,
     NONDETERMINISTIC,
@@ -874,3 +879,99 @@ def test_a_flood_of_error_text_is_cut_by_the_simulator(
     assert errors and all(0 < len(e.encode()) <= 1003 for e in errors)
     stored = sum(p.stat().st_size for p in (tmp_path / "evals").rglob("*.json"))
     assert 0 < stored < 1 << 20
+
+
+# ---------------------------------------------------------------------------
+# World replay (issue 27, class 1)
+
+REPLAY = """
+// worlds are the balances of the corpus's public worlds, by scenario, and
+// worldOf names a payment's scenario by its sender and target: what a
+// candidate could rebuild by replaying the simulator's draws from the
+// corpus's seeds.
+var worlds = []map[uint64][2]uint64{
+%s
+}
+
+var worldOf = map[string]int{
+%s
+}
+
+// replayOK reports whether the replayed world lets from send amt to to
+// over channel id (the sender's own channels the router knows anyway).
+func (r *seedRouter) replayOK(id uint64, from, to route.Vertex, amt lnwire.MilliSatoshi) bool {
+    i, ok := worldOf[r.source.String()+"/"+r.spec.Target.String()]
+    if !ok || from == r.source {
+        return true
+    }
+    b, ok := worlds[i][id]
+    if !ok {
+        return true
+    }
+    d := 0
+    if bytes.Compare(from[:], to[:]) > 0 {
+        d = 1
+    }
+    return uint64(amt) <= b[d]
+}
+"""
+
+
+def replaying_seed(examples: list[ScenarioExample]) -> str:
+    """The seed, never sending over a channel direction that its replay of
+    the public worlds of `examples` says cannot carry the amount."""
+    tool = tool_binary(MAXFLOW)
+    done = subprocess.run([str(tool), "-balances", "--", *(str(e.path) for e in examples)],
+                          capture_output=True, check=True, timeout=600)
+    files = json.loads(done.stdout)["files"]
+    worlds, names = [], []
+    for i, (example, flows) in enumerate(zip(examples, files, strict=True)):
+        table = ", ".join(f"{scid}: {{{b[0]}, {b[1]}}}"
+                          for scid, b in sorted(flows["balances"].items()))
+        worlds.append(f"\t{{{table}}},")
+        sender = Scenario.model_validate_json(example.path.read_bytes()).source
+        for payment in Scenario.model_validate_json(example.path.read_bytes()).payments:
+            names.append(f'\t"{sender}/{payment.target}": {i},')
+    check = "if done[from] || r.banned[ch.ChannelID] || !r.usable(ch, from, n.receive)"
+    source = edit(seed(), check + " {",
+                  check + " ||\n\t\t\t\t!r.replayOK(ch.ChannelID, from, n.vertex, n.receive) {")
+    return with_imports(source, '"bytes"') + REPLAY % ("\n".join(worlds), "\n".join(names))
+
+
+def test_a_candidate_replaying_the_public_worlds_gains_nothing_in_hidden_ones(
+    examples: dict[str, ScenarioExample], references: LndReferences, tmp_path: Path
+) -> None:
+    """World replay (issue 27, class 1). A candidate that knows every
+    balance of the corpus's own worlds (what replaying the simulator's draws
+    from the public seeds gives) beats the seed there; in the worlds the
+    harness plays, hidden under a secret, that knowledge is of other worlds
+    and buys nothing."""
+    every = sorted(examples.values(), key=lambda e: e.name)
+    replayer = replaying_seed(every)
+    public = _gain(replayer, every, references, tmp_path / "public")
+    # Fixed secrets: the same hidden worlds every time the suite runs. One
+    # world of 33 payments is noisy (one hidden gain is as large as the
+    # public one, another as far below 0): the mean over ten is the verdict.
+    hidden = [_gain(replayer, resolve(every, WorldSecret(key=bytes([i]) * 32), tmp_path / f"w{i}"),
+                    references, tmp_path / f"hidden{i}") for i in range(1, 11)]
+    mean = sum(hidden) / len(hidden)
+    ROWS.append(("replay-public-worlds", "1 world replay",
+                 f"gain over the seed: public {public:+.3f}, hidden {mean:+.3f} "
+                 f"(mean of {len(hidden)}, {min(hidden):+.3f} to {max(hidden):+.3f})",
+                 "contained", 0.0))
+    # The attack works where it knows the world ...
+    assert public > 0.05, public
+    # ... and not in the worlds it is scored in.
+    assert mean <= public / 2, (public, hidden)
+
+
+def _gain(source: str, examples: list[ScenarioExample], references: LndReferences,
+          cache: Path) -> float:
+    """Summed score of `source` minus the seed's on `examples`."""
+    evaluator = Evaluator(references, cache_dir=cache, limits=LIMITS)
+    total = 0.0
+    for example in examples:
+        mine, seeds = evaluator.evaluate(source, example), evaluator.evaluate(seed(), example)
+        assert mine.status == seeds.status == RunStatus.OK, mine.feedback[:800]
+        total += mine.score - seeds.score
+    return total

@@ -176,3 +176,16 @@ func (w *World) localBalances() map[uint64]lnwire.MilliSatoshi {
 func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
+
+// Balances is what each end of every channel can send now, by channel id:
+// [0] from the end with the smaller public key (lnd's node 1), [1] from the
+// other. It is the world a clairvoyant router would read; the harness's
+// tests use it to build a candidate that replays a world it was not given.
+func (w *World) Balances() map[uint64][2]lnwire.MilliSatoshi {
+	out := make(map[uint64][2]lnwire.MilliSatoshi, len(w.net.channels))
+	for i := range w.net.channels {
+		c := &w.net.channels[i]
+		out[c.id] = c.local
+	}
+	return out
+}

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
+
+	"github.com/routesim-evolve/routesim/scenario"
 )
 
 func TestMaxflow(t *testing.T) {
@@ -38,5 +41,37 @@ func TestMaxflow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBalancesAddUpToEachChannelsCapacity checks -balances against the graph:
+// one entry per channel, whose two ends hold exactly its capacity.
+func TestBalancesAddUpToEachChannelsCapacity(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if got := run([]string{"-balances", "../../../docs/examples/base-example.json"}, &out,
+		&errOut); got != 0 {
+		t.Fatalf("exit %d: %s", got, errOut.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.NewLoader().Load("../../../docs/examples/base-example.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Files[0].Balances
+	if len(got) != len(sc.Graph.Channels) {
+		t.Fatalf("%d balances for %d channels", len(got), len(sc.Graph.Channels))
+	}
+	for _, c := range sc.Graph.Channels {
+		id, err := scenario.ParseSCID(c.SCID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok := got[strconv.FormatUint(id, 10)]
+		if !ok || b[0]+b[1] != uint64(c.CapacitySat)*1000 {
+			t.Errorf("channel %s: balances %v, capacity %d sat", c.SCID, b, c.CapacitySat)
+		}
 	}
 }
