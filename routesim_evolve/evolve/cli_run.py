@@ -64,7 +64,8 @@ def run_evolution(settings: EvolveSettings) -> None:
                          f"run again with --name {settings.run_dir.name} to resume.") from None
     click.echo(f"\nBest candidate: {summary.best_path}")
     click.echo(f"Val score: {summary.best_val:.4f} (seed {summary.seed_val:.4f})")
-    click.echo("\nHeld-out test (best vs seed vs lnd-apriori vs lnd-bimodal):\n")
+    shown = " vs ".join(r for r in summary.test.routers if r != "oracle")
+    click.echo(f"\nHeld-out test ({shown}):\n")
     click.echo(render_table(summary.test))
     click.echo("\n" + render_sanity(summary.test))
     click.echo("\n" + render_pairs(summary.test))

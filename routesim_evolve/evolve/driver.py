@@ -32,7 +32,9 @@ from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.corpus.worlds import WorldSecret, resolve_run
+from routesim_evolve.evolve.acceptance import PairedAcceptance
 from routesim_evolve.evolve.budget import EvalBudget
+from routesim_evolve.evolve.confirm import confirm_best
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
@@ -106,15 +108,18 @@ def evolve(
     ledger: CostLedger | None = None,
     say: Say = print,
     runner: Runner | None = None,
+    acceptance: PairedAcceptance | None = None,
 ) -> RunSummary:
     """Run GEPA on the corpus and score the best candidate on held-out test.
-    `ledger` is the one the proposers' back-ends charge. Raises the
+    `ledger` is the one the proposers' back-ends charge; `acceptance` the
+    rule that keeps a child (a benchmark compares thresholds). Raises the
     dispatcher's fatal error (proposals that keep failing, a proposer's bug)
     once GEPA has stopped; the run dir then resumes."""
     ledger = ledger or CostLedger(load_prices(settings.prices))
     data = _open_run(settings, say)
     scoring = _scoring(settings, data, runner, say)
-    search = _search(settings, proposers, data, scoring, ledger, say)
+    search = _search(settings, proposers, data, scoring, ledger, say,
+                     acceptance or PairedAcceptance())
     say(f"evolving from {data.seed.origin} with {', '.join(p.name for p in proposers)}: "
         f"{len(data.train)} train, {len(data.val)} val scenarios, budget "
         f"{search.budget.limit} evaluations; run dir {settings.run_dir}")
@@ -136,15 +141,26 @@ def evolve(
     stopped = _stop_notes(settings, search, ledger)
     for note in stopped:
         say(note)
-    best = candidate_text(result.best_candidate)
+    texts = [candidate_text(c) for c in result.candidates]
+    # Each candidate's score on each val scenario, in data.val's order.
+    per_val = [[float(sub.get(i, 0.0)) for i in range(len(data.val))]
+               for sub in result.val_subscores]
+    confirmation = confirm_best(texts, per_val, data.val, scoring.evaluator,
+                                workers=scoring.workers)
+    checked = [confirmation.note()] if confirmation.contenders else []
+    for note in checked:
+        say(note)
+    best_idx = confirmation.named
+    best = texts[best_idx]
     best_path = settings.run_dir / "best.go"
     best_path.write_text(best)
-    best_val = float(result.val_aggregate_scores[result.best_idx])
+    best_val = float(result.val_aggregate_scores[best_idx])
     seed_val = float(result.val_aggregate_scores[0])
     say(f"best candidate {best_path}: val score {best_val:.4f} (seed {seed_val:.4f})")
-    if result.best_idx == 0 and not stopped:
+    if best_idx == 0 and not stopped:
         stopped = [_nothing_found(spent)]
         say(stopped[0])
+    parent = _parent(result.parents, best_idx)
     summary = RunSummary(
         run_dir=settings.run_dir,
         best_path=best_path,
@@ -152,8 +168,8 @@ def evolve(
         seed_val=seed_val,
         candidates=len(result.candidates),
         metric_calls=spent,
-        test=_held_out(best, data, scoring, say),
-        notes=[*data.seed.notes, *stopped],
+        test=_held_out(best, texts[parent] if parent else None, data, scoring, say),
+        notes=[*data.seed.notes, *stopped, *checked],
         cost=ledger.describe(),
     )
     _write_report(summary, settings.run_dir)
@@ -212,7 +228,7 @@ def _scoring(
 
 def _search(
     settings: EvolveSettings, proposers: Sequence[Proposer], data: _Data, scoring: _Scoring,
-    ledger: CostLedger, say: Say,
+    ledger: CostLedger, say: Say, acceptance: PairedAcceptance,
 ) -> _Search:
     """The budget, the proposal dispatcher, the run log and the resume state,
     and GEPA's configuration tying them together."""
@@ -240,6 +256,9 @@ def _search(
             # The budget is ours (see budget.py): GEPA's own overruns.
             max_metric_calls=None,
             max_candidate_proposals=settings.max_proposals,
+            # A child is kept on paired evidence over the minibatch's
+            # payments, not a bare rise of its sum (acceptance.py).
+            acceptance_criterion=acceptance,
             # Our evaluator caches by content; GEPA 0.1.4's cache mixes up
             # train and val ids when both are given, so it stays off.
             cache_evaluation=False,
@@ -282,11 +301,21 @@ def _stop_notes(settings: EvolveSettings, search: _Search, ledger: CostLedger) -
     return notes
 
 
-def _held_out(best: str, data: _Data, scoring: _Scoring, say: Say) -> Comparison:
-    """The best candidate, the seed, lnd and the oracle on the test split."""
-    say(f"scoring best, seed and lnd on {len(data.test)} held-out test scenarios…")
-    return compare_routers({"best": best, "seed": data.seed.source}, data.test,
-                           scoring.evaluator, scoring.references, workers=scoring.workers)
+def _held_out(best: str, parent: str | None, data: _Data, scoring: _Scoring,
+              say: Say) -> Comparison:
+    """The best candidate, its parent (when not the seed), the seed, lnd and
+    the oracle on the test split: a best worse than its parent there is
+    said so by the verdict."""
+    routers = {"best": best, **({"parent": parent} if parent is not None else {}),
+               "seed": data.seed.source}
+    say(f"scoring {', '.join(routers)} and lnd on {len(data.test)} held-out test scenarios…")
+    return compare_routers(routers, data.test, scoring.evaluator, scoring.references,
+                           workers=scoring.workers)
+
+
+def _parent(parents: Sequence[Sequence[int | None]], index: int) -> int | None:
+    """The candidate `index` came from, when there is one (the seed has none)."""
+    return next((p for p in parents[index] if p is not None), None) if index else None
 
 
 def _over_cost(limit: float | None, ledger: CostLedger) -> bool:

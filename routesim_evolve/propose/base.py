@@ -96,6 +96,12 @@ class PromptedProposer(Proposer):
                       "then scored on val")
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        # The run's acceptance rule gives the sums, each axis's change and
+        # its paired test (evolve/acceptance.py); GEPA's alone, the sums.
+        reason = str(event.get("reason") or "")
+        if reason.startswith("minibatch sum"):
+            self._outcome(f"rejected: {reason}")
+            return
         self._outcome(f"rejected: minibatch sum {float(event.get('old_score', 0.0)):.4f} → "
                       f"{float(event.get('new_score', 0.0)):.4f}")
 

@@ -363,11 +363,14 @@ def _detectable_text(pair: PairedComparison) -> str:
 
 
 def render_verdict(comparison: Comparison, router: str = "best",
-                   against: Sequence[str] = ("seed",)) -> str:
-    """In words, whether `router` beats each of `against` and the better lnd
-    router (by mean score) on these scenarios: better only when the paired
+                   against: Sequence[str] | None = None) -> str:
+    """In words, whether `router` beats each of `against` (by default the
+    best's parent, when compared, and the seed) and the better lnd router
+    (by mean score) on these scenarios: better only when the paired
     interval excludes 0, and what the sample could have detected when not."""
     by_router = comparison.by_router()
+    if against is None:
+        against = tuple(r for r in ("parent", "seed") if by_router.get(r))
     lnd = [r for r in LND_ROUTERS if by_router.get(r)]
     if lnd:
         lnd_means = {r: sum(s.score for s in by_router[r]) / len(by_router[r]) for r in lnd}

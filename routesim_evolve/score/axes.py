@@ -119,6 +119,23 @@ def score_result(result: Result) -> ScoreAxes:
     )
 
 
+def payment_shares(result: Result) -> list[float]:
+    """Each payment's share of the score, in the result's order: its
+    delivery and its part of the efficiency terms (which average over the
+    delivered payments). They sum to `score_result(result).score`, so two
+    routers' shares on one scenario (the same payments in the same world)
+    pair up payment by payment."""
+    payments = result.payments
+    delivered = sum(p.success for p in payments)
+    if not delivered:
+        return [0.0] * len(payments)
+    weight = EFFICIENCY_WEIGHTS[SCORING_VERSION]
+    share = 1 / (len(payments) + 1)
+    return [share * (1 + (weight["retry"] * _retry_left(p) + weight["time"] * _time_left(p)
+                          + weight["fee"] * _fee_left(p)) / delivered) if p.success else 0.0
+            for p in payments]
+
+
 def _retry_left(p: PaymentResult) -> float:
     # Failed attempts alone count: the parts that arrived are what the payment
     # needed, so splitting it finer neither hides a failure nor costs one.

@@ -29,7 +29,13 @@ from routesim_evolve.build.heartbeat import heartbeat
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.fsutil import atomic_write
-from routesim_evolve.score.axes import SCORING_VERSION, ZERO, ScoreAxes, score_result
+from routesim_evolve.score.axes import (
+    SCORING_VERSION,
+    ZERO,
+    ScoreAxes,
+    payment_shares,
+    score_result,
+)
 from routesim_evolve.score.determinism import RECHECK_SHARE, DeterminismCheck
 from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
@@ -160,6 +166,7 @@ class Evaluator:
             axes=ev.axes,
             references={name: score_result(r) for name, r in refs.items()},
             text=ev.feedback,
+            shares=payment_shares(ev.result) if ev.result is not None and ev.score > 0 else [],
         ).side_info()
 
     def _evaluate_fresh(

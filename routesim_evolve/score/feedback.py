@@ -36,6 +36,9 @@ class ScenarioFeedback(BaseModel):
     axes: ScoreAxes
     references: dict[str, ScoreAxes]
     text: str
+    #: Each payment's share of the score (score/axes.py payment_shares);
+    #: empty when the run left no result.
+    shares: list[float] = []
 
     @property
     def title(self) -> str:

@@ -1,0 +1,163 @@
+"""How often is a proposal that is not better kept, and a better one kept?
+
+The search's proposals are mostly small changes. This takes real ones: each
+champion and the seed as a parent, and as its children every knob the
+offline proposer turns, halved and doubled (a choice: every other value).
+Every candidate is scored on the bundled corpus's train, val and test
+scenarios in its public worlds (reproducible; cached under the project
+cache, so a second run takes seconds).
+
+The truth about a child is its paired difference from its parent over the
+40 held-out scenarios (val and test): *better* when the mean is above 0
+with a paired t over scenarios of at least 2, *not better* when the mean is
+at most 0, left out otherwise. Each rule then sees every minibatch GEPA
+could draw (every 3 of the 8 train scenarios) and keeps the child or not:
+
+- GEPA's: the minibatch's summed score rises;
+- ours (evolve/acceptance.py) at several thresholds: the sum rises and the
+  paired t over the minibatch's payments reaches the threshold.
+
+It prints, per rule, the false acceptance rate (the share of minibatches on
+which a not-better child is kept, averaged over those children) and the
+power (the same over better children).
+
+    python bench/bench_acceptance.py [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
+from routesim_evolve.evolve.acceptance import ACCEPT_T, PairedAcceptance, paired_t
+from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
+from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.feedback import ScenarioFeedback
+
+REPO = Path(__file__).resolve().parents[1]
+PARENTS = ("cmd/routesim/candidate_impl.go", "planner.go", "probabilistic.go", "skeptic.go",
+           "targeted.go")
+THRESHOLDS = (1.0, ACCEPT_T, 2.0, 2.5)
+MINIBATCH = 3
+#: A child is better when its mean held-out gain has at least this paired t.
+TRUTH_T = 2.0
+
+
+def parent_sources() -> dict[str, str]:
+    out = {}
+    for name in PARENTS:
+        path = REPO / "go" / name if name.startswith("cmd/") else REPO / "champions" / name
+        out["seed" if name.startswith("cmd/") else Path(name).stem] = path.read_text()
+    return out
+
+
+def children(source: str) -> dict[str, str]:
+    """Each knob moved once: numbers halved and doubled, choices to every
+    other value; moves that change nothing are dropped."""
+    out = {}
+    for knob in find_tunables(source):
+        for label, value in _moves(knob):
+            child = set_value(source, knob, value)
+            if child != source:
+                out[f"{knob.name}{label}"] = child
+    return out
+
+
+def _moves(knob: Tunable) -> list[tuple[str, float | str]]:
+    if knob.kind == "choice":
+        return [(f"={c}", c) for c in knob.options if c != knob.value]
+    value = float(knob.value)
+    moved = [("x0.5", value / 2), ("x2", value * 2)]
+    # Within the knob's bounds, as the offline proposer keeps it.
+    return [(label, min(max(v, knob.low if knob.low is not None else v),
+                        knob.high if knob.high is not None else v)) for label, v in moved]
+
+
+def side_infos(source: str, examples: Sequence[ScenarioExample], evaluator: Evaluator,
+               workers: int) -> dict[str, dict[str, Any]]:
+    evaluations = evaluator.evaluate_many(source, examples, workers=workers)
+    return {e.name: evaluator.side_info(ev, e) for e, ev in zip(examples, evaluations,
+                                                                  strict=True)}
+
+
+def truth(parent: dict[str, dict[str, Any]], child: dict[str, dict[str, Any]],
+          held_out: Sequence[str]) -> str:
+    diffs = [_score(child[n]) - _score(parent[n]) for n in held_out]
+    mean = sum(diffs) / len(diffs)
+    if mean <= 0:
+        return "not better"
+    return "better" if paired_t(diffs) >= TRUTH_T else "unclear"
+
+
+def _score(info: dict[str, Any]) -> float:
+    return ScenarioFeedback.from_side_info(info).score
+
+
+def acceptance_rates(parent: dict[str, dict[str, Any]], child: dict[str, dict[str, Any]],
+                     train: Sequence[str]) -> dict[str, float]:
+    """The share of all minibatches on which each rule keeps the child."""
+    kept = {"GEPA (sum rises)": 0, **{f"paired t >= {t}": 0 for t in THRESHOLDS}}
+    batches = list(itertools.combinations(train, MINIBATCH))
+    for batch in batches:
+        before = [parent[n] for n in batch]
+        after = [child[n] for n in batch]
+        old, new = sum(map(_score, before)), sum(map(_score, after))
+        kept["GEPA (sum rises)"] += new > old
+        for t in THRESHOLDS:
+            kept[f"paired t >= {t}"] += PairedAcceptance(t).verdict(before, after, old, new)[0]
+    return {rule: n / len(batches) for rule, n in kept.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=REPO / "corpus")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    train = load_examples(args.corpus, "train")
+    held_out = load_examples(args.corpus, "val") + load_examples(args.corpus, "test")
+    every = train + held_out
+    references = LndReferences()
+    references.precompute(every, workers=args.workers)
+    evaluator = Evaluator(references, cache_dir=cache_root() / "bench-acceptance")
+    start = time.monotonic()
+    rows: list[tuple[str, str, dict[str, float]]] = []
+    for pname, psource in parent_sources().items():
+        parent = side_infos(psource, every, evaluator, args.workers)
+        for cname, csource in children(psource).items():
+            child = side_infos(csource, every, evaluator, args.workers)
+            verdict = truth(parent, child, [e.name for e in held_out])
+            rates = acceptance_rates(parent, child, [e.name for e in train])
+            rows.append((f"{pname}/{cname}", verdict, rates))
+            print(f"  {pname}/{cname}: {verdict}; kept by GEPA on "
+                  f"{rates['GEPA (sum rises)']:.0%} of minibatches", file=sys.stderr)
+    print(f"{len(rows)} children of {len(PARENTS)} parents, {len(every)} scenarios each, "
+          f"{time.monotonic() - start:.0f} s")
+    _report(rows)
+    return 0
+
+
+def _report(rows: list[tuple[str, str, dict[str, float]]]) -> None:
+    classes = {c: [r for r in rows if r[1] == c] for c in ("not better", "better", "unclear")}
+    print(", ".join(f"{len(v)} {k}" for k, v in classes.items()))
+    print("\n| rule | false acceptance (not better kept) | power (better kept) |")
+    print("|---|---:|---:|")
+    for rule in rows[0][2]:
+        far = _mean([r[2][rule] for r in classes["not better"]])
+        power = _mean([r[2][rule] for r in classes["better"]])
+        mark = " (the run's)" if rule == f"paired t >= {ACCEPT_T}" else ""
+        print(f"| {rule}{mark} | {far:.1%} | {power:.1%} |")
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""When a proposal is kept: a paired test over payments, not a bare sum.
+
+GEPA keeps a child whose score summed over the minibatch beats its
+parent's. Both ran the same payments in the same worlds (common random
+numbers), so the difference is exact on those scenarios, but it is one draw
+of which scenarios the minibatch holds: a knob moved by the search flips a
+payment or two this way or that, and a sum that rose by one flipped payment
+says little about the next scenarios. Every kept child costs a full val
+evaluation, and a lucky one can be named best.
+
+The rule: the minibatch's sum must rise, and the payments' paired
+differences (the child's share of the score minus the parent's, payment by
+payment, score/axes.py `payment_shares`) must have a t statistic of at least
+`ACCEPT_T`: mean / (sd / sqrt(n)). One payment out of sixty that improved
+alone gives t = 1.0; two that improved and none that got worse, 1.4; a
+change that moves many payments the same way passes easily. A scenario
+where a router left no result counts each payment at 0.
+
+`bench/bench_acceptance.py` measures the false acceptance rate of this rule
+and of GEPA's on real candidates (docs/search.md); ACCEPT_T is set from it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from routesim_evolve.score.feedback import ScenarioFeedback
+
+#: The least paired t statistic over the minibatch's payments that keeps a
+#: child (bench/bench_acceptance.py).
+ACCEPT_T = 1.5
+
+
+def payment_differences(before: Sequence[Mapping[str, Any]],
+                        after: Sequence[Mapping[str, Any]]) -> list[float]:
+    """The child's share minus the parent's, payment by payment, over the
+    minibatch's scenarios (GEPA's side infos, in the same order)."""
+    diffs: list[float] = []
+    for old, new in zip(before, after, strict=True):
+        a = ScenarioFeedback.from_side_info(old).shares
+        b = ScenarioFeedback.from_side_info(new).shares
+        n = max(len(a), len(b))
+        a, b = a or [0.0] * n, b or [0.0] * n
+        if len(a) != len(b):
+            raise ValueError("the two evaluations of a scenario saw different payments")
+        diffs += [y - x for x, y in zip(a, b, strict=True)]
+    return diffs
+
+
+def axis_deltas(before: Sequence[Mapping[str, Any]],
+                after: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The child's score terms minus the parent's, by axis, summed over the
+    minibatch's scenarios."""
+    out = dict.fromkeys(("success", "retry", "time", "fee"), 0.0)
+    for old, new in zip(before, after, strict=True):
+        a = ScenarioFeedback.from_side_info(old).axes.terms()
+        b = ScenarioFeedback.from_side_info(new).axes.terms()
+        for axis in out:
+            out[axis] += getattr(b, axis) - getattr(a, axis)
+    return out
+
+
+def paired_t(diffs: Sequence[float]) -> float:
+    """mean / (sd / sqrt(n)) of the differences: +inf when they are all
+    equal and positive, 0 when there are none or all are 0."""
+    n = len(diffs)
+    if n == 0:
+        return 0.0
+    mean = sum(diffs) / n
+    if n == 1:
+        return math.inf if mean > 0 else (-math.inf if mean < 0 else 0.0)
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    if var <= 0:
+        return math.copysign(math.inf, mean) if mean else 0.0
+    return mean / math.sqrt(var / n)
+
+
+class PairedAcceptance:
+    """GEPA's acceptance criterion: the sum rises and the paired t over
+    the minibatch's payments reaches `threshold`."""
+
+    def __init__(self, threshold: float = ACCEPT_T) -> None:
+        self.threshold = threshold
+
+    def verdict(self, before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]],
+                old_sum: float, new_sum: float) -> tuple[bool, float]:
+        """Whether to keep the child, and the paired t it reached."""
+        t = paired_t(payment_differences(before, after))
+        return new_sum > old_sum and t >= self.threshold, t
+
+    def should_accept(self, proposal: Any, state: Any) -> bool:
+        return self._judge(proposal)[0]
+
+    def reject_reason(self, proposal: Any, state: Any) -> str:
+        """The sums, the change on each axis, and the paired t: what the
+        proposer's memory recalls of a rejected proposal."""
+        _, t = self._judge(proposal)
+        old = sum(proposal.subsample_scores_before or [])
+        new = sum(proposal.subsample_scores_after or [])
+        axes = ""
+        if proposal.eval_before is not None and proposal.eval_after is not None \
+                and proposal.eval_before.trajectories and proposal.eval_after.trajectories:
+            deltas = axis_deltas(proposal.eval_before.trajectories,
+                                 proposal.eval_after.trajectories)
+            axes = " (" + ", ".join(f"{k} {v:+.4f}" for k, v in deltas.items()) + ")"
+        return (f"minibatch sum {old:.4f} → {new:.4f}{axes}; paired t over its payments "
+                f"{t:.2f}, kept from {self.threshold}")
+
+    def _judge(self, proposal: Any) -> tuple[bool, float]:
+        before, after = proposal.eval_before, proposal.eval_after
+        old = sum(proposal.subsample_scores_before or [])
+        new = sum(proposal.subsample_scores_after or [])
+        if before is None or after is None or not before.trajectories \
+                or not after.trajectories:
+            # No side infos to pair: GEPA's own rule.
+            return new > old, 0.0
+        return self.verdict(before.trajectories, after.trajectories, old, new)
