@@ -10,12 +10,19 @@ from repo_files import REPO
 
 from routesim_evolve.corpus.schema import Payment, PaymentDefaults
 from routesim_evolve.score.invariants import MAX_ROUTE_HOPS
+from routesim_evolve.simulate.result import AttemptRecord
 
 LIMITS = json.loads((REPO / "docs" / "examples" / "limits.json").read_text())
 
 
 def test_one_hop_limit():
     assert LIMITS["max_route_hops"] == MAX_ROUTE_HOPS
+
+
+def test_one_route_label_limit():
+    field = AttemptRecord.model_fields["label"]
+    assert any(getattr(m, "max_length", None) == LIMITS["max_route_label_bytes"]
+               for m in field.metadata)
 
 
 def test_one_fee_limit_formula():

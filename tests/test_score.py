@@ -173,3 +173,39 @@ def test_feedback_says_where_the_score_can_still_grow(result):
     assert "- retry +0.056: 2 failed attempt(s) on delivered payments" in text  # ⅓·(1 − ⅓)/4
     assert "- time +0.042: 1 round(s) after the first" in text                # ⅓·(1 − ½)/4
     assert "- fee +0.019: 200 msat paid above the cheapest plans" in text      # ⅓·(200/900)/4
+
+
+def test_feedback_says_what_the_oracle_did_with_the_same_payments(result):
+    """The ceiling's outcome per payment where the candidate did worse: a
+    missed payment's parts, attempts, rounds and fee; totals on the rest."""
+    mine = _result([
+        _payment(0, success=True, attempts=3, parts=1, fee=300, cheapest=100, rounds=2),
+        _payment(1, success=False, attempts=4, reason="attempts_exhausted"),
+    ], result)
+    oracle = _result([
+        _payment(0, success=True, attempts=1, parts=1, fee=120, cheapest=100),
+        _payment(1, success=True, attempts=2, parts=2, fee=50, cheapest=40),
+    ], result)
+    text = describe_result(mine, {}, oracle=oracle)
+    assert "What the oracle (it sees every balance: the ceiling) did here:" in text
+    assert "- #1 you missed; it delivered it in 2 part(s), 2 attempt(s), 1 round(s), " \
+           "fee 50 msat" in text
+    assert "- on the 1 payment(s) you both delivered: attempts 3 vs its 1, rounds 2 vs 1, " \
+           "fees 300 vs 120 msat" in text
+    assert "oracle" not in describe_result(mine, {})
+
+
+def test_feedback_counts_attempts_by_the_routers_labels(result):
+    """A router that names its branches (routing.RouteLabeler) learns which
+    one sends the routes that fail."""
+    res = _result([_payment(0, success=True, attempts=3, parts=1),
+                   _payment(1, success=True, attempts=1, parts=1)], result)
+    data = res.model_dump()
+    for a, label in zip(data["payments"][0]["attempt_log"], ["flow", "flow", "last-try"],
+                        strict=True):
+        a["label"] = label
+    data["payments"][1]["attempt_log"][0]["label"] = "flow"
+    text = describe_result(Result.model_validate(data), {})
+    assert "- flow: 3 sent, 2 failed (temporary_channel_failure×2)" in text
+    assert "- last-try: 1 sent, 0 failed" in text
+    assert "route labels" not in describe_result(res, {})

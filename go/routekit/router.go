@@ -153,7 +153,18 @@ type Planner struct {
 	LastTryFeeWeight float64
 
 	round []*Path // planned paths not yet handed out
+	sent  string  // the label of the route last handed out
 }
+
+// Labels Planner gives the routes it sends, unless Plan labelled the path.
+const (
+	LabelPlan    = "plan"
+	LabelLastTry = "last-try"
+)
+
+// RouteLabel names the branch that planned the route just handed out: the
+// path's own Label, else LabelPlan or LabelLastTry (routing.RouteLabeler).
+func (r *Planner) RouteLabel(*route.Route) string { return r.sent }
 
 // RequestRoute answers the routing contract from the round's plan.
 func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route.Route, error) {
@@ -163,6 +174,9 @@ func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route
 		case !r.CanComplete(amt, r.Settings.SureHalfLife):
 			r.round = nil
 			if last := r.LastTry(amt, r.LastTryFeeWeight); last != nil {
+				if last.Label == "" {
+					last.Label = LabelLastTry
+				}
 				r.round = []*Path{last}
 			}
 		case !r.WorthStarting(amt):
@@ -178,6 +192,10 @@ func (r *Planner) RequestRoute(amt lnwire.MilliSatoshi, inFlight uint32) (*route
 			continue // an earlier part delivered more than planned
 		}
 		if rt, err := r.Send(next); err == nil {
+			r.sent = next.Label
+			if r.sent == "" {
+				r.sent = LabelPlan
+			}
 			return rt, nil
 		}
 	}

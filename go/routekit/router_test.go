@@ -139,6 +139,9 @@ func TestPlanner(t *testing.T) {
 	if rt := request(amt, 0); rt == nil || rt.ReceiverAmt() != amt || plans != 1 {
 		t.Fatalf("first request: route %v after %d plans", rt, plans)
 	}
+	if got := r.RouteLabel(nil); got != LabelPlan {
+		t.Fatalf("a planned route labelled %q", got)
+	}
 	if rt := request(amt, 1); rt != nil || plans != 1 || r.Rounds != 1 {
 		t.Fatalf("the plan is out: route %v, %d plans, %d rounds", rt, plans, r.Rounds)
 	}
@@ -353,6 +356,9 @@ func TestPlannerMakesItsLastTries(t *testing.T) {
 		rt, err := r.RequestRoute(amt, 0)
 		if err != nil || rt.ReceiverAmt() != amt || plans != 0 {
 			t.Fatalf("last try %d: route %v, error %v, %d plans", try, rt, err, plans)
+		}
+		if got := r.RouteLabel(rt); got != LabelLastTry {
+			t.Fatalf("last try %d labelled %q", try, got)
 		}
 		failSecondHop(t, r.Payment, rt)
 	}

@@ -53,6 +53,11 @@ type Path struct {
 	Edges  []*Edge
 	Amts   []lnwire.MilliSatoshi
 	Cltvs  []uint32
+
+	// Label names the branch of the router that planned the path; Planner
+	// reports it to the simulator (routing.RouteLabeler), which counts
+	// each label's attempts and failures in the feedback.
+	Label string
 }
 
 // Fee is what the path pays to forwarding nodes.

@@ -204,6 +204,21 @@ type PaymentEndObserver interface {
 	PaymentEnded(outcome *SimPaymentOutcome)
 }
 
+// MaxRouteLabelBytes is the longest route label the simulator keeps.
+const MaxRouteLabelBytes = 32
+
+// RouteLabeler is an optional interface of a SimRouter. Right after
+// RequestRoute returns a route, the simulator asks for a short label naming
+// the branch of the router that chose it ("flow", "retry-cheapest"); the
+// label is kept with the attempt in the result (at most MaxRouteLabelBytes
+// bytes of letters, digits and ._:/-), and the feedback counts each label's
+// attempts and failures, so that a router learns which of its branches
+// sends the routes that fail.
+type RouteLabeler interface {
+	// RouteLabel names the branch that chose rt, the route just returned.
+	RouteLabel(rt *route.Route) string
+}
+
 // RouterFactory makes the router for one payment. It has the signature of a
 // candidate's newCandidateRouter. The view, the source and the local
 // balances are those of the scenario at the moment the payment starts.

@@ -13,9 +13,10 @@ import (
 // Go computes them, for the Python side's parity test
 // (tests/test_limits_parity.py): one definition of each, checked from both.
 type limitsExample struct {
-	Comment      string         `json:"comment"`
-	MaxRouteHops int            `json:"max_route_hops"`
-	FeeLimits    []feeLimitCase `json:"fee_limits"`
+	Comment            string         `json:"comment"`
+	MaxRouteHops       int            `json:"max_route_hops"`
+	MaxRouteLabelBytes int            `json:"max_route_label_bytes"`
+	FeeLimits          []feeLimitCase `json:"fee_limits"`
 }
 
 // feeLimitCase is one payment: its amount, its own fee limit if any, the
@@ -44,7 +45,8 @@ func TestLimitsExample(t *testing.T) {
 	doc := limitsExample{
 		Comment: "Written by go/scenario/limits_test.go (ROUTESIM_UPDATE_EXAMPLE=1 go test " +
 			"./scenario -run LimitsExample); read by tests/test_limits_parity.py.",
-		MaxRouteHops: routing.MaxRouteHops,
+		MaxRouteHops:       routing.MaxRouteHops,
+		MaxRouteLabelBytes: routing.MaxRouteLabelBytes,
 	}
 	for _, c := range cases {
 		p := Payment{AmountMsat: c.AmountMsat, FeeLimitMsat: c.OwnMsat}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +19,7 @@ import (
 type shard struct {
 	id      uint64
 	attempt int // index of the attempt within the payment
+	label   string
 	rt      *route.Route
 	amt     lnwire.MilliSatoshi
 	fee     lnwire.MilliSatoshi
@@ -114,6 +116,7 @@ func (p *paymentRun) dispatchRound() ([]shard, error) {
 		if err != nil {
 			return pending, err
 		}
+		label := p.labelOf(rt)
 		rt, problem := takeRoute(rt)
 		var amt, fee lnwire.MilliSatoshi
 		if problem == "" {
@@ -126,7 +129,7 @@ func (p *paymentRun) dispatchRound() ([]shard, error) {
 		}
 		s := shard{
 			id:      uint64(p.spec.Index)<<32 | uint64(p.res.Attempts),
-			attempt: p.res.Attempts, rt: rt, amt: amt, fee: fee,
+			attempt: p.res.Attempts, rt: rt, amt: amt, fee: fee, label: label,
 		}
 		s.out = p.w.forward(rt, p.spec.FinalCLTVDelta)
 		p.res.Attempts++
@@ -211,6 +214,7 @@ func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded st
 		FailIdx:     s.out.failIdx,
 		ReportedIdx: result.FailureSourceIdx,
 		Round:       p.round,
+		Label:       s.label,
 	}
 	if s.out.failIdx < 0 {
 		rec.Outcome = "settled"
@@ -313,6 +317,33 @@ func routerError(err error) string {
 		cut--
 	}
 	return text[:cut] + "…"
+}
+
+// labelOf is the label the router gives the route it just returned (the
+// router's own pointer, before the simulator copies it), when it is a
+// routing.RouteLabeler: only letters, digits and ._:/- are kept, at most
+// routing.MaxRouteLabelBytes of them.
+func (p *paymentRun) labelOf(rt *route.Route) string {
+	labeler, ok := p.router.(routing.RouteLabeler)
+	if !ok || rt == nil {
+		return ""
+	}
+	var raw string
+	p.timed(func() { raw = labeler.RouteLabel(rt) })
+	return cleanLabel(raw)
+}
+
+// cleanLabel keeps a label's allowed bytes, up to the limit.
+func cleanLabel(raw string) string {
+	out := make([]byte, 0, routing.MaxRouteLabelBytes)
+	for i := 0; i < len(raw) && len(out) < routing.MaxRouteLabelBytes; i++ {
+		c := raw[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("._:/-", c) >= 0 {
+			out = append(out, c)
+		}
+	}
+	return string(out)
 }
 
 // stopwatch accumulates the wall time spent in the router.

@@ -119,6 +119,10 @@ type AttemptRecord struct {
 	// Round is the dispatch round (shards of one round were in flight
 	// together).
 	Round int `json:"round"`
+
+	// Label is the router's name for the branch that chose the route
+	// (routing.RouteLabeler); empty when it gives none.
+	Label string `json:"label,omitempty"`
 }
 
 // RoundingAllowance is how far below CheapestFeeMsat a payment's fee may

@@ -496,3 +496,57 @@ func TestARoutersErrorTextIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// labelRouter is hopRouter labelling each route with the label of its turn.
+type labelRouter struct {
+	routing.SimRouter
+	labels []string
+	next   int
+}
+
+func (r *labelRouter) RouteLabel(*route.Route) string {
+	r.next++
+	return r.labels[(r.next-1)%len(r.labels)]
+}
+
+// TestRouteLabelsAreKeptClean checks that a RouteLabeler's labels reach the
+// attempt log with only the allowed bytes, at most MaxRouteLabelBytes, and
+// that a router without labels leaves none.
+func TestRouteLabelsAreKeptClean(t *testing.T) {
+	sc := lineScenario(3, 1_000_000, testPolicy(1000, 100, 40), 10_000_000)
+	tests := []struct {
+		name  string
+		label string
+		want  string
+	}{
+		{"a plain label", "flow", "flow"},
+		{"forbidden bytes dropped", "retry \"x\"\n<é>/1", "retryx/1"},
+		{"a long one cut", strings.Repeat("ab", 40), strings.Repeat("ab", 16)},
+		{"none", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			factory := func(v routing.SimNetworkView, s route.Vertex,
+				l map[uint64]lnwire.MilliSatoshi, spec *routing.SimPaymentSpec) (routing.SimRouter, error) {
+				inner, err := newHopRouter(v, s, l, spec)
+				if tt.label == "" {
+					return inner, err
+				}
+				return &labelRouter{SimRouter: inner, labels: []string{tt.label}}, err
+			}
+			res, err := Run(sc, factory, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := res.Payments[0].AttemptLog
+			if len(log) == 0 {
+				t.Fatal("no attempt")
+			}
+			for _, a := range log {
+				if a.Label != tt.want {
+					t.Errorf("label %q, want %q", a.Label, tt.want)
+				}
+			}
+		})
+	}
+}

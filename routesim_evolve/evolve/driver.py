@@ -214,14 +214,16 @@ def _scoring(
     executor = open_executor(settings.executor, say=say)
     workers = settings.max_concurrency or executor.slots()
     references = LndReferences(ReferenceCache(executor=executor))
+    # The oracle's results speak in the feedback (what the ceiling did).
+    ceiling = references.with_oracle()
     evaluator = Evaluator(references, cache_dir=settings.run_dir / "evals", runner=runner,
-                          limits=settings.limits, executor=executor)
+                          limits=settings.limits, executor=executor, ceiling=ceiling)
     every = [*data.train, *data.val, *data.test]
     say(f"lnd reference results for {len(every)} scenarios (computed once, then cached)…")
     references.precompute(every, workers=workers, say=say)
     agents = MinibatchEvaluations(
         Evaluator(references, cache_dir=settings.run_dir / AGENT_EVALS, runner=runner,
-                  limits=settings.limits, executor=executor),
+                  limits=settings.limits, executor=executor, ceiling=ceiling),
         references, data.train, workers=workers)
     return _Scoring(workers=workers, references=references, evaluator=evaluator, agents=agents)
 

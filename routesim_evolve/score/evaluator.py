@@ -97,8 +97,12 @@ class Evaluator:
         executor: Executor = LOCAL,
         recheck_share: float = RECHECK_SHARE,
         go_dir: Path | None = None,
+        ceiling: References | None = None,
     ) -> None:
         self._references = references
+        # Where the oracle's result comes from, for the feedback alone
+        # (proposers' scores and tables compare with lnd only).
+        self._ceiling = ceiling
         self._go_dir = go_dir
         self._cache_dir = cache_dir
         self._scenarios: dict[str, Scenario] = {}
@@ -155,6 +159,11 @@ class Evaluator:
             return [one(e) for e in examples]
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, examples))
+
+    def _oracle(self, example: ScenarioExample) -> Result | None:
+        if self._ceiling is None:
+            return None
+        return self._ceiling.results(example).get(ORACLE)
 
     def side_info(self, ev: Evaluation, example: ScenarioExample) -> dict[str, Any]:
         """What GEPA keeps and hands the proposers: a ScenarioFeedback."""
@@ -223,7 +232,7 @@ class Evaluator:
             arena=example.arena,
             status=str(outcome.status),
             axes=score_result(outcome.result),
-            feedback=describe_result(outcome.result, refs),
+            feedback=describe_result(outcome.result, refs, oracle=self._oracle(example)),
             result=outcome.result,
         )
         return scored, True

@@ -62,15 +62,19 @@ ERROR_CHARS = 160
 
 
 def describe_result(
-    result: Result, references: Mapping[str, Result], *, limit: int = LIST_LIMIT
+    result: Result, references: Mapping[str, Result], *, limit: int = LIST_LIMIT,
+    oracle: Result | None = None,
 ) -> str:
-    """Feedback on a candidate's result, with lnd's results for reference."""
+    """Feedback on a candidate's result, with lnd's results for reference
+    and, when given, what the clairvoyant oracle did with the same payments."""
     sections = [
         _headline(result, references),
         _headroom(result, limit),
         _missed_payments(result, references, limit),
+        _oracle_contrast(result, oracle, limit) if oracle is not None else "",
         _endings(result),
         _failures_by_position(result),
+        _attempts_by_label(result),
         _degradation(result),
         _fees_over_reference(result, references, limit),
     ]
@@ -153,6 +157,41 @@ def _missed_payments(result: Result, references: Mapping[str, Result], limit: in
     return "\n".join(lines)
 
 
+def _oracle_contrast(result: Result, oracle: Result, limit: int) -> str:
+    """What the oracle (it reads every balance: a ceiling, not a router to
+    copy) did with the payments, where the candidate did worse: the feasible
+    payments it delivered and the candidate did not, and its attempts,
+    rounds and fees on the payments both delivered."""
+    if len(oracle.payments) != len(result.payments):
+        return ""
+    pairs = list(zip(result.payments, oracle.payments, strict=True))
+    missed = [(p, o) for p, o in pairs if o.success and not p.success]
+    both = [(p, o) for p, o in pairs if o.success and p.success]
+    if not missed and not both:
+        return ""
+    lines = ["What the oracle (it sees every balance: the ceiling) did here:"]
+    for p, o in missed[:limit]:
+        lines.append(f"- #{p.index} you missed; it delivered it in {_how(o)}")
+    if len(missed) > limit:
+        lines.append(f"- … and {len(missed) - limit} more you missed")
+    if both:
+        def total(rs: list[PaymentResult], field: str) -> int:
+            return sum(getattr(r, field) for r in rs)
+        mine, its = [p for p, _ in both], [o for _, o in both]
+        lines.append(
+            f"- on the {len(both)} payment(s) you both delivered: attempts "
+            f"{total(mine, 'attempts')} vs its {total(its, 'attempts')}, rounds "
+            f"{total(mine, 'rounds')} vs "
+            f"{total(its, 'rounds')}, fees {total(mine, 'fee_msat'):,} vs "
+            f"{total(its, 'fee_msat'):,} msat")
+    return "\n".join(lines)
+
+
+def _how(o: PaymentResult) -> str:
+    return (f"{o.parts} part(s), {o.attempts} attempt(s), {o.rounds} round(s), "
+            f"fee {o.fee_msat:,} msat")
+
+
 def _delivered(ref: Result, index: int) -> bool:
     return index < len(ref.payments) and ref.payments[index].success
 
@@ -182,6 +221,29 @@ def _endings(result: Result) -> str:
     lines = [f"How failed payments ended: {counted}"]
     errors = Counter(_clip(p.error) for p in failed if p.error)
     lines += [f'- "{e}" ×{n}' for e, n in errors.most_common(3)]
+    return "\n".join(lines)
+
+
+def _attempts_by_label(result: Result) -> str:
+    """Attempts and failures by the branch of the router that sent them
+    (the labels of routing.RouteLabeler), when it names them."""
+    sent: Counter[str] = Counter()
+    failed: dict[str, Counter[str]] = {}
+    for p in result.payments:
+        for a in p.attempt_log:
+            if not a.label:
+                continue
+            sent[a.label] += 1
+            if a.fail_idx >= 0:
+                failed.setdefault(a.label, Counter())[a.outcome] += 1
+    if not sent:
+        return ""
+    lines = ["Attempts by your route labels (RouteLabel): sent, failed, how:"]
+    for label, n in sent.most_common(8):
+        codes = failed.get(label, Counter())
+        how = ", ".join(f"{c}×{k}" for c, k in codes.most_common(2))
+        lines.append(f"- {label}: {n} sent, {sum(codes.values())} failed"
+                     + (f" ({how})" if how else ""))
     return "\n".join(lines)
 
 

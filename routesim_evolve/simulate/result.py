@@ -41,6 +41,9 @@ class AttemptRecord(_Strict):
     reported: str | None = None
     degraded: Degradation | None = None
     round: NonNegativeInt
+    #: The router's name for the branch that chose the route (Go's
+    #: routing.RouteLabeler); empty when it gives none.
+    label: str = Field(default="", max_length=32, pattern=r"^[A-Za-z0-9._:/-]*$")
 
 
 class PaymentResult(_Strict):
