@@ -505,10 +505,22 @@ func (p *Payment) Pieces(e *Edge, n int, feeSlope float64) []Piece {
 // surely carries and what it may, plus FeeWeight per fee of 1000 ppm of A,
 // plus HopWeight per channel for a part carrying all of A (a part carrying
 // a share pays that share).
+//
+// The zero FlowCost is usable: Pieces 0 prices a remote channel by what it
+// surely carries alone (no uncertain piece), Units 0 is DefaultUnits, and
+// weights 0 ignore fees and hops. Two champions use Pieces 5, Units 100,
+// FeeWeight 0.2 and HopWeight 0.2.
 type FlowCost struct {
-	Pieces    int
-	Units     int
+	// Pieces is how many linear pieces price the uncertain part of each
+	// remote channel.
+	Pieces int
+	// Units is the flow's resolution: the amount is cut into this many
+	// units (0: DefaultUnits).
+	Units int
+	// FeeWeight is the cost of a fee of 1000 ppm of the amount.
 	FeeWeight float64
+	// HopWeight is the cost of one channel for a part carrying the whole
+	// amount.
 	HopWeight float64
 }
 
@@ -519,7 +531,8 @@ type FlowCost struct {
 // (mayCarry) are left out. The paths may deliver less than amt when the
 // beliefs say the network cannot carry it; when the flow carries all of
 // amt, they deliver all of it wherever the sender's balances allow
-// (fillShortfall).
+// (fillShortfall). The paths' Prob is 1 and Cost 0 (PathAlong): it does not
+// price them.
 func (p *Payment) PlanFlow(amt lnwire.MilliSatoshi, maxParts int, c FlowCost) []*Path {
 	flow := p.Graph.MinCostFlow(&FlowQuery{
 		Source: p.Source, Target: p.Target, Amount: amt, Units: c.Units, MaxParts: maxParts,

@@ -141,7 +141,11 @@ func (p *Payment) FirstBest(sizes []lnwire.MilliSatoshi, feeWeight float64) []*P
 // payment's last try (LastTry, at LastTryFeeWeight) or stops; before the
 // first shard it stops a payment too unlikely to complete (WorthStarting);
 // else Plan makes the round's paths. Each request sends the next planned
-// path that the rest still needs and the payment's limits allow. Its
+// path that the rest still needs and the payment's limits allow. A plan
+// that covers less than the rest sends what it has: the round ends when
+// its paths are spent (RequestRoute returns ErrNoRoute with shards in
+// flight), and the next round plans what is still missing once they
+// return. A plan of nothing, with nothing in flight, ends the payment. Its
 // ReportAttempt is the Payment's; embed it to learn otherwise.
 type Planner struct {
 	*Payment

@@ -48,11 +48,16 @@ type Query struct {
 // the time lock each carries above the final one.
 type Path struct {
 	Amount lnwire.MilliSatoshi
-	Prob   float64
-	Cost   float64
-	Edges  []*Edge
-	Amts   []lnwire.MilliSatoshi
-	Cltvs  []uint32
+
+	// Prob is the path's success probability as the search that found it
+	// priced it (Best, Shortest); PathAlong, and so PlanFlow, leave it 1
+	// and Cost 0: price a planned path with Payment.Prob per channel.
+	Prob float64
+	Cost float64
+
+	Edges []*Edge
+	Amts  []lnwire.MilliSatoshi
+	Cltvs []uint32
 
 	// Label names the branch of the router that planned the path; Planner
 	// reports it to the simulator (routing.RouteLabeler), which counts
