@@ -54,3 +54,22 @@ def test_the_seed_itself_is_said_to_be_no_better() -> None:
     text = render_verdict(_comparison(same, list(same), [0.4] * n, [0.3] * n))
     assert text.splitlines()[0] == (
         "best scores what seed scores on every scenario: it is not better.")
+
+
+def test_a_best_worse_than_its_parent_is_said_so_first() -> None:
+    """The run names a best that may be worse than its parent on test (val
+    chose it): the verdict says so before anything else."""
+    n = 8
+    best = [0.6 + 0.001 * i for i in range(n)]
+    routers = {"best": best, "parent": [0.7] * n, "seed": [0.5] * n,
+               "lnd-apriori": [0.4] * n}
+    scores = [RouterScore(router=r, scenario=f"s{i}", arena="base", status="ok", score=x,
+                          success=x, attempts_per_payment=1.0, fee_ppm=0.0)
+              for r, xs in routers.items() for i, x in enumerate(xs)]
+    table = {r: {f"s{i}": x for i, x in enumerate(xs)} for r, xs in routers.items()}
+    pairs = [pair_scores("best", b, table["best"], table[b])
+             for b in ("parent", "seed", "lnd-apriori")]
+    lines = render_verdict(Comparison(routers=list(routers), scores=scores,
+                                      pairs=pairs)).splitlines()
+    assert lines[0].startswith("best is worse than parent: -0.") and "excludes 0" in lines[0]
+    assert lines[1].startswith("best beats seed: +0.")
