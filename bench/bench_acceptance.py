@@ -2,7 +2,10 @@
 
 The search's proposals are mostly small changes. This takes real ones: each
 champion and the seed as a parent, and as its children every knob the
-offline proposer turns, halved and doubled (a choice: every other value).
+offline proposer turns, halved and doubled (a choice: every other value);
+and each move the other way, the moved file as the parent and the original
+as its child (tuned parents seldom have better children: the moves back
+are where the better ones are).
 Every candidate is scored on the bundled corpus's train, val and test
 scenarios in its public worlds (reproducible; cached under the project
 cache, so a second run takes seconds).
@@ -132,12 +135,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parent = side_infos(psource, every, evaluator, args.workers)
         for cname, csource in children(psource).items():
             child = side_infos(csource, every, evaluator, args.workers)
-            verdict = truth(parent, child, [e.name for e in held_out])
-            rates = acceptance_rates(parent, child, [e.name for e in train])
-            rows.append((f"{pname}/{cname}", verdict, rates))
-            print(f"  {pname}/{cname}: {verdict}; kept by GEPA on "
-                  f"{rates['GEPA (sum rises)']:.0%} of minibatches", file=sys.stderr)
-    print(f"{len(rows)} children of {len(PARENTS)} parents, {len(every)} scenarios each, "
+            # Both ways: the knob moved, and moved back (a tuned parent's
+            # children are seldom better; their parents, as children of
+            # theirs, often are).
+            for name, old, new in ((f"{pname} -> {cname}", parent, child),
+                                   (f"{pname} <- {cname}", child, parent)):
+                verdict = truth(old, new, [e.name for e in held_out])
+                rates = acceptance_rates(old, new, [e.name for e in train])
+                rows.append((name, verdict, rates))
+                print(f"  {name}: {verdict}; kept by GEPA on "
+                      f"{rates['GEPA (sum rises)']:.0%} of minibatches", file=sys.stderr)
+    print(f"{len(rows)} parent-child pairs ({len(rows) // 2} knob moves of {len(PARENTS)} "
+          f"parents, each way), {len(every)} scenarios each, "
           f"{time.monotonic() - start:.0f} s")
     _report(rows)
     return 0

@@ -210,26 +210,33 @@ def _real_codex() -> str:
     return path
 
 
+def _one_reply_through(backend, server: FakeLLMServer, path: str) -> None:
+    """The backend's one reply comes from the local server, in one request."""
+    from routesim_evolve.reflect.base import PromptParts
+
+    before = len(server.posts(path))
+    reply = backend.complete(PromptParts(static="S", dynamic="D"))
+    assert reply.text == REPLY
+    assert reply.usage.output_tokens > 0
+    assert len(server.posts(path)) == before + 1
+
+
 def test_the_real_codex_cli_reaches_a_base_url_through_its_configuration(
     tmp_path: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, agent_home: Path
 ) -> None:
     """codex ignores OPENAI_BASE_URL; with our provider entry the real CLI
-    talks to the local server. Needs the real codex (npm install @openai/codex)."""
-    from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
+    talks to the local server, from its jail. Needs the real codex (npm
+    install @openai/codex)."""
+    from routesim_evolve.reflect.base import BackendOptions, RetryPolicy
     from routesim_evolve.reflect.cli_backend import CodexCLIBackend
 
     _real_codex()
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     (tmp_path / "codex-home").mkdir()
-    backend = CodexCLIBackend("gpt-5.5", base_url=f"{server.url}/v1",
-                              options=BackendOptions(idle_timeout=30, agent_timeout=120),
-                              retry=RetryPolicy(max_tries=1))
-    before = len(server.posts("/responses"))
-    reply = backend.complete(PromptParts(static="S", dynamic="D"))
-    assert reply.text == REPLY
-    assert reply.usage.output_tokens > 0
-    assert len(server.posts("/responses")) == before + 1
+    _one_reply_through(CodexCLIBackend("gpt-5.5", base_url=f"{server.url}/v1",
+                                       options=BackendOptions(idle_timeout=30, agent_timeout=120),
+                                       retry=RetryPolicy(max_tries=1)), server, "/responses")
 
 
 def test_the_real_claude_cli_answers_from_its_jail(
@@ -238,20 +245,17 @@ def test_the_real_claude_cli_answers_from_its_jail(
     """Claude Code runs in the agents' jail (read-only file system, its own
     state in ~/.claude) and reaches the local server at its base URL.
     Needs the real claude (npm install @anthropic-ai/claude-code)."""
-    from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
+    from routesim_evolve.reflect.base import BackendOptions, RetryPolicy
     from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
 
     if shutil.which("claude") is None:
         unavailable("the real claude CLI is not on PATH (npm install @anthropic-ai/claude-code)")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    backend = ClaudeCLIBackend("claude-opus-4-7", base_url=server.url,
-                               options=BackendOptions(idle_timeout=60, agent_timeout=120),
-                               retry=RetryPolicy(max_tries=1))
-    before = len(server.posts("/messages?beta=true"))
-    reply = backend.complete(PromptParts(static="S", dynamic="D"))
-    assert reply.text == REPLY
-    assert reply.usage.output_tokens > 0
-    assert len(server.posts("/messages?beta=true")) == before + 1
+    _one_reply_through(ClaudeCLIBackend("claude-opus-4-7", base_url=server.url,
+                                        options=BackendOptions(idle_timeout=60,
+                                                               agent_timeout=120),
+                                        retry=RetryPolicy(max_tries=1)),
+                       server, "/messages?beta=true")
     assert (agent_home / ".claude").is_dir()
 
 
