@@ -47,7 +47,7 @@ from routesim_evolve.score.feedback import ScenarioFeedback
 REPO = Path(__file__).resolve().parents[1]
 PARENTS = ("cmd/routesim/candidate_impl.go", "planner.go", "probabilistic.go", "skeptic.go",
            "targeted.go")
-THRESHOLDS = (1.0, ACCEPT_T, 2.0, 2.5)
+THRESHOLDS = (1.0, 1.2, 1.5, 2.0, 2.5)
 MINIBATCH = 3
 #: A child is better when its mean held-out gain has at least this paired t.
 TRUTH_T = 2.0

@@ -94,4 +94,4 @@ def test_a_rejection_says_what_moved_on_each_axis() -> None:
     one[0][3] = 0.0
     reason = PairedAcceptance().reject_reason(proposal(one, flat), None)
     assert reason.startswith("minibatch sum 2.3600 → 2.4000 (success +0.0000, retry +0.0000")
-    assert reason.endswith("paired t over its payments 1.00, kept from 1.5")
+    assert reason.endswith("paired t over its payments 1.00, kept from 1.2")

@@ -11,13 +11,15 @@ evaluation, and a lucky one can be named best.
 The rule: the minibatch's sum must rise, and the payments' paired
 differences (the child's share of the score minus the parent's, payment by
 payment, score/axes.py `payment_shares`) must have a t statistic of at least
-`ACCEPT_T`: mean / (sd / sqrt(n)). One payment out of sixty that improved
-alone gives t = 1.0; two that improved and none that got worse, 1.4; a
-change that moves many payments the same way passes easily. A scenario
-where a router left no result counts each payment at 0.
+`ACCEPT_T`: mean / (sd / sqrt(n)). One payment that moved alone gives t =
+1.0 however many the minibatch holds, so it is never enough; two that
+improved and none that got worse give 1.4. A scenario where a router left
+no result counts each payment at 0.
 
-`bench/bench_acceptance.py` measures the false acceptance rate of this rule
-and of GEPA's on real candidates (docs/search.md); ACCEPT_T is set from it.
+`bench/bench_acceptance.py` measures the rule on real candidates
+(docs/search.md): of the children not better on the held-out scenarios,
+GEPA's rule keeps 33 % of minibatches, this one 8.7 %; of the better ones,
+52 % and 21 %.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from typing import Any
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 #: The least paired t statistic over the minibatch's payments that keeps a
-#: child (bench/bench_acceptance.py).
-ACCEPT_T = 1.5
+#: child: the lowest that one payment moving alone (t = 1) does not reach
+#: (bench/bench_acceptance.py measures it).
+ACCEPT_T = 1.2
 
 
 def payment_differences(before: Sequence[Mapping[str, Any]],
