@@ -13,7 +13,7 @@ parent's. It prints, per rule: proposals kept, false acceptances among
 them, the named best's test score beside the best test score of any
 candidate the search evaluated on val, and the metric calls spent.
 
-    python bench/bench_search.py [--max-evals 160]
+    python bench/bench_search.py [--max-evals 400]
 
 Hidden worlds under a fixed secret (the same at every invocation).
 """
@@ -103,7 +103,8 @@ def kept_pairs(events: list[dict]) -> list[tuple[str, str]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--max-evals", type=int, default=160)
+    parser.add_argument("--max-evals", type=int, default=400,
+                        help="the budget of each run (400 plays the whole script)")
     args = parser.parse_args(argv)
     files = script()
     by_hash = {candidate_hash(f): f for f in [HANDICAPPED, *files]}
