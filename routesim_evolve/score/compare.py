@@ -10,9 +10,12 @@ the luck of one draw. report/heldout.py renders the result.
 
 from __future__ import annotations
 
+import os
 import tempfile
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 from pathlib import Path
 
@@ -96,15 +99,44 @@ def compare_routers(
         pool = resolve(pool, secret, Path(tmp) / "worlds")
         references.precompute(pool, workers=workers, say=on_progress)
         scores: list[RouterScore] = []
-        for name, source in candidates.items():
-            evals = evaluator.evaluate_many(source, pool, workers=workers)
+        evaluated = _evaluate_all(candidates, pool, evaluator, workers, on_progress)
+        for name, evals in evaluated.items():
             scores += [_candidate_score(name, ex, ev) for ex, ev in zip(pool, evals, strict=True)]
-            if on_progress:
-                on_progress(f"{name}: {len(pool)} scenarios scored")
         for router in references.routers:
             scores += [_reference_score(router, ex, references) for ex in pool]
     routers = [*candidates, *references.routers]
     return Comparison(routers=routers, scores=scores, pairs=_pairs(routers, scores, candidates))
+
+
+def _evaluate_all(
+    candidates: Mapping[str, str],
+    pool: Sequence[ScenarioExample],
+    evaluator: Evaluator,
+    workers: int | None,
+    on_progress: Callable[[str], None] | None,
+) -> dict[str, list[Evaluation]]:
+    """Every candidate on every scenario, in one pool of `workers`, the
+    candidates interleaved scenario by scenario: both cores stay busy to the
+    end, where one candidate after another would leave one idle at each
+    candidate's last, slowest scenarios."""
+    got: dict[str, list[Evaluation | None]] = {n: [None] * len(pool) for n in candidates}
+    left = dict.fromkeys(candidates, len(pool))
+    lock = threading.Lock()
+
+    def one(job: tuple[str, int]) -> None:
+        name, i = job
+        ev = evaluator.evaluate(candidates[name], pool[i])
+        with lock:
+            got[name][i] = ev
+            left[name] -= 1
+            finished = left[name] == 0
+        if finished and on_progress:
+            on_progress(f"{name}: {len(pool)} scenarios scored")
+
+    jobs = [(name, i) for i in range(len(pool)) for name in candidates]
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as executor:
+        list(executor.map(one, jobs))
+    return {n: [ev for ev in evs if ev is not None] for n, evs in got.items()}
 
 
 def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:
