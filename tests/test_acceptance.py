@@ -95,3 +95,13 @@ def test_a_rejection_says_what_moved_on_each_axis() -> None:
     reason = PairedAcceptance().reject_reason(proposal(one, flat), None)
     assert reason.startswith("minibatch sum 2.3600 → 2.4000 (success +0.0000, retry +0.0000")
     assert reason.endswith("paired t over its payments 1.00, kept from 1.2")
+
+
+def test_the_rule_keeps_its_account_of_the_last_proposal() -> None:
+    flat = [[0.04] * 20 for _ in range(3)]
+    several = [row[:] for row in flat]
+    for i in range(5):
+        several[i % 3][i] = 0.0
+    rule = PairedAcceptance()
+    assert rule.should_accept(proposal(several, flat), None)
+    assert rule.last.startswith("minibatch sum 2.2000 → 2.4000 (success")

@@ -76,3 +76,29 @@ def test_memory_is_bounded_and_survives_a_resume(pack):
     recalled = [ln for ln in backend.prompts[-1].dynamic.splitlines() if ln.startswith("- Change")]
     assert len(recalled) == MEMORY and recalled[-1].startswith(f"- Change {MEMORY + 1}.")
     assert "not evaluated (it repeated its parent)" in recalled[-1]
+
+
+def test_the_acceptance_rules_account_reaches_the_memory_either_way(pack):
+    """Item 3 of issue 28: each recalled proposal says what moved on each
+    axis, whether it was kept or not; the dispatcher hands the rule's account
+    of an accepted one to the proposer, since GEPA's event carries none."""
+    from routesim_evolve.evolve.rotation import RotatingProposer
+
+    backend = Scripted([_reply("Widen the flow.", 1), _reply("Narrow it.", 2),
+                        _reply("Again.", 3)])
+    proposer = LMProposer(backend, pack)
+    said = ["minibatch sum 1.0000 → 1.1000 (success +0.1000, retry +0.0000, time +0.0000, "
+            "fee +0.0000); paired t over its payments 2.10, kept from 1.2"]
+    dispatcher = RotatingProposer([proposer], adaptive=False, verdict=lambda: said[0])
+    dataset = {"current_candidate": [f.side_info() for f in FEEDBACK]}
+    dispatcher({"current_candidate": "package main"}, dataset, ["current_candidate"])
+    dispatcher.on_candidate_accepted({"new_score": 1.1})
+    dispatcher({"current_candidate": "package main"}, dataset, ["current_candidate"])
+    dispatcher.on_candidate_rejected({"old_score": 1.1, "new_score": 1.05, "reason":
+                                      "minibatch sum 1.1000 → 1.0500 (success -0.0500, retry "
+                                      "+0.0000, time +0.0000, fee +0.0000); paired t over its "
+                                      "payments -1.00, kept from 1.2"})
+    proposer.propose("package main", FEEDBACK)
+    recalled = backend.prompts[-1].dynamic
+    assert f"- Widen the flow. — accepted: {said[0]}; then scored on val" in recalled
+    assert "- Narrow it. — rejected: minibatch sum 1.1000 → 1.0500 (success -0.0500" in recalled

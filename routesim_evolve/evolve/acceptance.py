@@ -86,6 +86,10 @@ class PairedAcceptance:
 
     def __init__(self, threshold: float = ACCEPT_T) -> None:
         self.threshold = threshold
+        #: What the last proposal judged moved (its sums, each axis, its
+        #: paired t): the dispatcher hands it to the proposer with GEPA's
+        #: verdict, whose accepted event carries no reason.
+        self.last = ""
 
     def verdict(self, before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]],
                 old_sum: float, new_sum: float) -> tuple[bool, float]:
@@ -94,11 +98,13 @@ class PairedAcceptance:
         return new_sum > old_sum and t >= self.threshold, t
 
     def should_accept(self, proposal: Any, state: Any) -> bool:
-        return self._judge(proposal)[0]
+        keep, _ = self._judge(proposal)
+        self.last = self.reject_reason(proposal, state)
+        return keep
 
     def reject_reason(self, proposal: Any, state: Any) -> str:
         """The sums, the change on each axis, and the paired t: what the
-        proposer's memory recalls of a rejected proposal."""
+        proposer's memory recalls of a proposal."""
         _, t = self._judge(proposal)
         old = sum(proposal.subsample_scores_before or [])
         new = sum(proposal.subsample_scores_after or [])

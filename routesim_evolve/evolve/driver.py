@@ -243,7 +243,7 @@ def _search(
         proposer.attach_evaluations(scoring.agents)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive,
                                   plateau_evals=settings.plateau_evals or 5 * len(data.val),
-                                  spent=spent)
+                                  spent=spent, verdict=lambda: acceptance.last)
     runlog = RunLog(run_dir, budget=budget, proposer=lambda: dispatcher.current.name,
                     ledger=ledger)
     state = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher,

@@ -67,6 +67,7 @@ class RotatingProposer:
         adaptive: bool = True,
         plateau_evals: int = 40,
         spent: Callable[[], int] | None = None,
+        verdict: Callable[[], str] | None = None,
     ) -> None:
         if not proposers:
             raise ValueError("at least one proposer is needed")
@@ -75,6 +76,8 @@ class RotatingProposer:
         self.plateau_evals = plateau_evals
         # The run's own count of metric calls; without it, GEPA's.
         self._spent = spent
+        # The acceptance rule's account of the last proposal it judged.
+        self._verdict = verdict
         self.index = 0
         self.best_val: float | None = None
         self.calls_at_best = 0
@@ -219,7 +222,10 @@ class RotatingProposer:
 
     def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
         if self._last_proposer is not None:
-            self._last_proposer.on_candidate_accepted(event)
+            # GEPA's accepted event has no reason: the acceptance rule's
+            # account of what moved goes with it.
+            reason = self._verdict() if self._verdict is not None else ""
+            self._last_proposer.on_candidate_accepted({**event, "reason": reason})
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
         if self._last_proposer is not None:

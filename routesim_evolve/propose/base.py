@@ -92,6 +92,10 @@ class PromptedProposer(Proposer):
         self._outcome(f"not evaluated ({note})")
 
     def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
+        reason = str(event.get("reason") or "")
+        if reason.startswith("minibatch sum"):
+            self._outcome(f"accepted: {reason}; then scored on val")
+            return
         self._outcome(f"accepted: minibatch sum {float(event.get('new_score', 0.0)):.4f}, "
                       "then scored on val")
 
