@@ -421,9 +421,10 @@ def agent_instructions(prompt: PromptParts, eval_script: Path | None) -> str:
     ]
     if eval_script is not None:
         steps.append(
-            f"- `{eval_script}` builds `{CANDIDATE_FILE}` from this directory and scores it on "
-            "the minibatch, printing the score and feedback (a build or rule failure is "
-            "printed with its reason). Use it to check an idea; each run takes a while."
+            f"- `{eval_script} [FILE]` has the harness build FILE (default `{CANDIDATE_FILE}`) "
+            "and score it on the minibatch, printing the score and feedback (a build or rule "
+            "failure is printed with its reason). Use it to check an idea: each run takes a "
+            "while, and a task has a dozen of them."
         )
     return (
         f"{prompt.static.rstrip()}\n\n{prompt.dynamic.rstrip()}\n\n"
