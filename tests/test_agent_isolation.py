@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,6 +75,7 @@ def answer(name, timeout=60):
 attempt("read world key", lambda: Path(T["run"], "world.key").read_text())
 attempt("list hidden worlds", lambda: os.listdir(Path(T["run"], "worlds")))
 attempt("read another run's key", lambda: Path(T["other_run"], "world.key").read_text())
+attempt("read a result in the harness's scratch", lambda: Path(T["scratch"]).read_text())
 attempt("plant an evaluation", lambda: write(Path(T["run"], "evals", "planted.s3.json")))
 attempt("write the project cache", lambda: write(Path(T["cache"], T["marker"])))
 attempt("rewrite the simulator", lambda: write(T["simulator"]))
@@ -107,7 +111,7 @@ print(json.dumps({{"type": "result", "is_error": False, "result": "Tried every w
 
 
 @pytest.fixture
-def attacked_run(tmp_path: Path, tiny_corpus: Path, agent_home: Path) -> dict[str, str]:
+def attacked_run(tmp_path: Path, tiny_corpus: Path, agent_home: Path) -> Iterator[dict[str, str]]:
     """A run dir as a run leaves it, another run beside it, and a canary."""
     runs = tmp_path / "runs"
     run, other = runs / "this", runs / "other"
@@ -119,11 +123,16 @@ def attacked_run(tmp_path: Path, tiny_corpus: Path, agent_home: Path) -> dict[st
     (run / "worlds" / "val" / "hidden-scenario.json").write_text("{}")
     canary = tmp_path / "canary.txt"
     canary.write_text("untouched")
+    # A candidate's result in the harness's scratch folder names its
+    # scenario's hidden seed, as a run's do while the agent works.
+    scratch = Path(tempfile.mkdtemp(prefix="routesim-run-")) / "result.json"
+    scratch.write_text(f'{{"seed": "{SECRET}"}}')
     cache = cache_root()
     cache.mkdir(parents=True, exist_ok=True)
-    return {"run": str(run), "other_run": str(other), "cache": str(cache),
+    yield {"run": str(run), "other_run": str(other), "cache": str(cache),
             "simulator": str(GO_DIR / "sim" / "forward.go"), "canary": str(canary),
-            "gofmt": find_gofmt() or "gofmt", "marker": MARKER}
+            "gofmt": find_gofmt() or "gofmt", "marker": MARKER, "scratch": str(scratch)}
+    shutil.rmtree(scratch.parent)
 
 
 def test_an_agent_reaches_nothing_trusted(
@@ -166,6 +175,7 @@ def test_an_agent_reaches_nothing_trusted(
     assert got["read world key"].startswith("denied")
     assert got["list hidden worlds"].startswith("denied")
     assert got["read another run's key"].startswith("denied")
+    assert got["read a result in the harness's scratch"].startswith("denied")
     # Nothing trusted could be written.
     for name in ("plant an evaluation", "write the project cache", "rewrite the simulator",
                  "gofmt -w the simulator", "write home", "write /tmp"):

@@ -137,7 +137,8 @@ def test_agent_cli_back_end_evolves_a_better_router(
 ) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    improved = tmp_path / "improved.go"
+    # Beside the fake, whose folder the jail shows it (/tmp is its own).
+    improved = bin_dir / "improved.go"
     improved.write_text(SEED)
     fake = bin_dir / tool
     fake.write_text(FAKE_AGENT.format(python=sys.executable, tool=tool, improved=str(improved)))

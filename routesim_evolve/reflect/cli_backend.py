@@ -34,6 +34,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,6 +43,7 @@ from typing import Any, Unpack
 
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.build.source import NotSourceText, read_source
+from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, find_gofmt, gofmt_error
@@ -304,10 +306,12 @@ class AgentCLIBackend(PlumbedBackend):
             target.write_text(candidate)
             (work / INSTRUCTIONS_FILE).write_text(agent_instructions(prompt, eval_script))
             args = self.agentic_args(out, eval_script, writable_dirs)
+            # The eval script's folder, to run it (read-only).
+            shown = [eval_script.parent] if eval_script is not None else []
             task = AGENT_TASK
             for _ in range(2):
                 result, reply = self._agent_round(args, task, target, candidate, out,
-                                                  writable_dirs)
+                                                  writable_dirs, shown)
                 spent += reply.usage
                 if result.ok:
                     return Completion(text=_code(result), usage=spent, said=reply.text)
@@ -316,7 +320,7 @@ class AgentCLIBackend(PlumbedBackend):
 
     def _agent_round(
         self, args: list[str], task: str, target: Path, original: str, out: Path,
-        writable: Sequence[Path],
+        writable: Sequence[Path], shown: Sequence[Path],
     ) -> tuple[Extraction, Completion]:
         # Bytes, not text: the last round may have left a file that is not
         # UTF-8, which check_candidate refuses and this round starts from.
@@ -325,7 +329,7 @@ class AgentCLIBackend(PlumbedBackend):
         def attempt() -> Completion:
             # A retried run starts from this round's file, not a half-edit.
             target.write_bytes(start)
-            run = self._run(args, task, target.parent, out, writable)
+            run = self._run(args, task, target.parent, out, writable, shown)
             return self._charged(self.reply(run, out))
 
         reply = self._retrying.run(attempt)
@@ -340,21 +344,36 @@ class AgentCLIBackend(PlumbedBackend):
         )
 
     def _run(
-        self, args: list[str], stdin: str, cwd: Path, out: Path, writable: Sequence[Path] = ()
+        self, args: list[str], stdin: str, cwd: Path, out: Path, writable: Sequence[Path] = (),
+        shown: Sequence[Path] = (),
     ) -> CLIRun:
         """The tool run in its jail, in `cwd`, able to write `cwd`, its output
-        dir `out` (its temp dir inside), `writable` and its own state."""
+        dir `out` (its temp dir inside), `writable` and its own state, and to
+        read `shown` besides what every run needs."""
         if not os.access(args[0], os.X_OK):
             raise ProposalFailed(f"cannot start {args[0]}: no such program", permanent=True)
         state = self.state_paths()
         _make_state(state)
         jailed = self.jail.with_state(*state).command(
-            args, writable=[cwd, out, *writable], cwd=cwd)
+            args, writable=[cwd, out, *writable], cwd=cwd,
+            visible=[*self._needs(args[0]), *shown])
         return run_cli(
             jailed, stdin=stdin, cwd=cwd, env=self._env({"TMPDIR": str(out / TMP_DIR)}),
             timeout=self.options.agent_timeout, idle_timeout=self.options.idle_timeout,
             is_progress=self.is_progress, name=Path(args[0]).name,
         )
+
+    @staticmethod
+    def _needs(executable: str) -> list[Path]:
+        """What any tool run needs to read, wherever it lies (a venv or an npm
+        prefix may be in /tmp, which the jail empties): its install (an npm
+        package's whole prefix), this Python, the project and Go's root."""
+        real = Path(executable).resolve()
+        install = next((p.parent for p in real.parents if p.name == "node_modules"),
+                       real.parent)
+        gofmt = find_gofmt()
+        return [install, Path(sys.prefix), Path(sys.base_prefix), PROJECT_ROOT,
+                *([Path(gofmt).resolve().parents[1]] if gofmt else [])]
 
     def _resolved_executable(self) -> str:
         return shutil.which(self.executable) or self.executable

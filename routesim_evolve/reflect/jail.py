@@ -8,6 +8,11 @@ replaced and run by a trusted script), so the agent runs under `bwrap`
 
 * the whole file system bound **read-only**: no trusted source, tool,
   toolchain, module cache, venv or cache can be written;
+* **/tmp and /var/tmp empty** (private to the jail): the harness's scratch
+  files there (a candidate's result names its scenario's hidden seed) are
+  not the agent's to read; only what the tool needs is bound back
+  read-only (**visible**: its install, the venv, the project, the eval
+  script's folder);
 * the **hidden** folders replaced by empty ones: the run dir (its world
   key, hidden worlds, evaluations), the folder of runs beside it, and the
   project cache (references, candidates' builds, the tools);
@@ -35,6 +40,8 @@ from routesim_evolve.reflect.errors import BackendUnavailable
 
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; "
                 "scripts/install.sh does it when it can)")
+# The shared scratch folders, each replaced by an empty one in the jail.
+PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))
 # Namespaces the agent gets its own of. `-try`: a user or cgroup namespace
 # where the kernel allows one (bwrap run as root needs neither).
 _UNSHARE = ("--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -63,13 +70,20 @@ class AgentJail(BaseModel):
     def with_state(self, *paths: Path) -> AgentJail:
         return self.model_copy(update={"state": (*self.state, *paths)})
 
-    def command(self, argv: Sequence[str], *, writable: Sequence[Path], cwd: Path) -> list[str]:
-        """`argv` run in the jail, in `cwd`, able to write `writable` too."""
+    def command(self, argv: Sequence[str], *, writable: Sequence[Path], cwd: Path,
+                visible: Sequence[Path] = ()) -> list[str]:
+        """`argv` run in the jail, in `cwd`, able to write `writable` too and
+        to read `visible` (what it needs from the scratch folders)."""
         bwrap = bwrap_binary()
         if bwrap is None:
             raise BackendUnavailable(f"agents run in a jail: {INSTALL_HINT}")
         args = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_UNSHARE,
                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for path in _existing(PRIVATE_TMP):
+            args += ["--tmpfs", str(path)]
+        for path in _existing(visible):
+            args += ["--ro-bind", str(path), str(path)]
+        # After what is visible: a run dir inside a visible folder is hidden.
         for path in _existing(self.hidden):
             # An empty folder nothing can be written to (or an empty file).
             args += (["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir()
