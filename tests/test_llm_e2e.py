@@ -4,8 +4,10 @@ command in a subprocess, its LM a local fake server speaking the real API
 a better router than the seed. The proposal must be accepted, become the
 best candidate, and its cost must be reported.
 
-The seed is the in-tree router handicapped to two hops; the "LM" answers
-with the in-tree router, which is far better on every tiny-corpus scenario.
+The seed is the in-tree router handicapped to direct channels; the "LM"
+answers with the in-tree router, which is far better on every tiny-corpus
+scenario. The hidden worlds are fixed (--world-secret), so that a run is
+the same every time.
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from fake_llm_server import Answer, FakeLLMServer, Request
 from repo_files import REPO, SEED_PATH, unavailable
 
 SEED = SEED_PATH.read_text()
-HANDICAPPED = SEED.replace("maxHops = 20 ", "maxHops = 2 ")
+# Direct channels only: worse than the in-tree router on many payments of
+# every scenario, so that the improvement passes the paired acceptance rule
+# (evolve/acceptance.py) in any world, not one payment's worth of it.
+HANDICAPPED = SEED.replace("maxHops = 20 ", "maxHops = 1 ")
+# The same hidden worlds at every run of the suite.
+WORLD_SECRET = "e2" * 32
 REPLY = f"Allow longer routes again.\n\n```go\n{SEED}```\n"
 MODELS = ("claude-opus-4-7", "gpt-5.5", "qwen2.5-coder:32b")
 
@@ -82,7 +89,7 @@ def _evolve(tiny_corpus: Path, tmp_path: Path, lm: str, env: dict[str, str],
         [sys.executable, "-m", "routesim_evolve", "--corpus", str(tiny_corpus),
          "--seed-file", str(seed), "--runs", str(tmp_path), "--name", "run",
          "--reflection-lm", lm, "--max-proposals", "1", "--max-evals", "12",
-         "--max-concurrency", "2", *more],
+         "--max-concurrency", "2", "--world-secret", WORLD_SECRET, *more],
         cwd=REPO, capture_output=True, text=True, timeout=900, env=env,
     )
 
@@ -127,7 +134,7 @@ def test_api_back_end_evolves_a_better_router(
     assert mine[0].method == "GET", "the preflight check comes first"
     posts = [r for r in mine if r.method == "POST"]
     assert posts and all(r.body.get("stream") is True for r in posts)
-    assert "maxHops = 2 " in orjson.dumps(posts[0].body).decode()  # the seed was shown
+    assert "maxHops = 1 " in orjson.dumps(posts[0].body).decode()  # the seed was shown
 
 
 @pytest.mark.parametrize("tool,cost", [("claude", r"LM cost: \$0\.04"),
