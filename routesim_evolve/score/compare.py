@@ -118,25 +118,29 @@ def _evaluate_all(
     """Every candidate on every scenario, in one pool of `workers`, the
     candidates interleaved scenario by scenario: both cores stay busy to the
     end, where one candidate after another would leave one idle at each
-    candidate's last, slowest scenarios."""
-    got: dict[str, list[Evaluation | None]] = {n: [None] * len(pool) for n in candidates}
-    left = dict.fromkeys(candidates, len(pool))
+    candidate's last, slowest scenarios. Names with the same source (a best
+    that is the seed) share one evaluation: run side by side, both would
+    miss the cache and run it twice."""
+    sources = list(dict.fromkeys(candidates.values()))
+    got: dict[str, list[Evaluation | None]] = {s: [None] * len(pool) for s in sources}
+    left = dict.fromkeys(sources, len(pool))
     lock = threading.Lock()
 
     def one(job: tuple[str, int]) -> None:
-        name, i = job
-        ev = evaluator.evaluate(candidates[name], pool[i])
+        source, i = job
+        ev = evaluator.evaluate(source, pool[i])
         with lock:
-            got[name][i] = ev
-            left[name] -= 1
-            finished = left[name] == 0
+            got[source][i] = ev
+            left[source] -= 1
+            finished = left[source] == 0
         if finished and on_progress:
-            on_progress(f"{name}: {len(pool)} scenarios scored")
+            names = ", ".join(n for n, s in candidates.items() if s == source)
+            on_progress(f"{names}: {len(pool)} scenarios scored")
 
-    jobs = [(name, i) for i in range(len(pool)) for name in candidates]
+    jobs = [(source, i) for i in range(len(pool)) for source in sources]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as executor:
         list(executor.map(one, jobs))
-    return {n: [ev for ev in evs if ev is not None] for n, evs in got.items()}
+    return {n: [ev for ev in got[s] if ev is not None] for n, s in candidates.items()}
 
 
 def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:
