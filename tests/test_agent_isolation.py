@@ -75,6 +75,9 @@ def answer(name, timeout=60):
 attempt("read world key", lambda: Path(T["run"], "world.key").read_text())
 attempt("list hidden worlds", lambda: os.listdir(Path(T["run"], "worlds")))
 attempt("read another run's key", lambda: Path(T["other_run"], "world.key").read_text())
+attempt("unmount what hides the run, then read its key", lambda: (
+    subprocess.run(["umount", "-l", T["run"]], capture_output=True),
+    Path(T["run"], "world.key").read_text())[1])
 attempt("read a result in the harness's scratch", lambda: Path(T["scratch"]).read_text())
 attempt("plant an evaluation", lambda: write(Path(T["run"], "evals", "planted.s3.json")))
 attempt("write the project cache", lambda: write(Path(T["cache"], T["marker"])))
@@ -175,6 +178,7 @@ def test_an_agent_reaches_nothing_trusted(
     assert got["read world key"].startswith("denied")
     assert got["list hidden worlds"].startswith("denied")
     assert got["read another run's key"].startswith("denied")
+    assert got["unmount what hides the run, then read its key"].startswith("denied")
     assert got["read a result in the harness's scratch"].startswith("denied")
     # Nothing trusted could be written.
     for name in ("plant an evaluation", "write the project cache", "rewrite the simulator",
