@@ -54,8 +54,8 @@ from routesim_evolve.reflect.usage import Completion, Usage
 log = logging.getLogger(__name__)
 
 CANDIDATE_FILE = "candidate_impl.go"
-# The agent's temp dir (TMPDIR), in its output dir: the rest of /tmp is
-# read-only in the jail.
+# The agent's temp dir (TMPDIR), in its output dir: /tmp in the jail is the
+# jail's own, and vanishes with it.
 TMP_DIR = "tmp"
 INSTRUCTIONS_FILE = "INSTRUCTIONS.md"
 
