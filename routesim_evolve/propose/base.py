@@ -92,22 +92,15 @@ class PromptedProposer(Proposer):
         self._outcome(f"not evaluated ({note})")
 
     def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
-        reason = str(event.get("reason") or "")
-        if reason.startswith("minibatch sum"):
-            self._outcome(f"accepted: {reason}; then scored on val")
-            return
-        self._outcome(f"accepted: minibatch sum {float(event.get('new_score', 0.0)):.4f}, "
+        said = _rules_account(event)
+        self._outcome(f"accepted: {said}; then scored on val" if said else
+                      f"accepted: minibatch sum {float(event.get('new_score', 0.0)):.4f}, "
                       "then scored on val")
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
-        # The run's acceptance rule gives the sums, each axis's change and
-        # its paired test (evolve/acceptance.py); GEPA's alone, the sums.
-        reason = str(event.get("reason") or "")
-        if reason.startswith("minibatch sum"):
-            self._outcome(f"rejected: {reason}")
-            return
-        self._outcome(f"rejected: minibatch sum {float(event.get('old_score', 0.0)):.4f} → "
-                      f"{float(event.get('new_score', 0.0)):.4f}")
+        said = _rules_account(event) or (f"minibatch sum {float(event.get('old_score', 0.0)):.4f}"
+                                         f" → {float(event.get('new_score', 0.0)):.4f}")
+        self._outcome(f"rejected: {said}")
 
     def snapshot(self) -> dict[str, Any]:
         return {"note": self._note, "memory": [r.model_dump() for r in self._memory]}
@@ -119,6 +112,14 @@ class PromptedProposer(Proposer):
 
 #: The recent proposals a prompt lists.
 MEMORY = 6
+
+
+def _rules_account(event: Mapping[str, Any]) -> str | None:
+    """The run's acceptance rule's account of a proposal (the sums, each
+    axis's change and its paired test: evolve/acceptance.py), when the event
+    carries one; GEPA's own events give only the sums."""
+    reason = str(event.get("reason") or "")
+    return reason if reason.startswith("minibatch sum") else None
 
 
 class Recalled(BaseModel):

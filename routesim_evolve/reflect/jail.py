@@ -64,9 +64,6 @@ class AgentJail(BaseModel):
     #: The tool's own state (login, settings, sessions): bound read-write.
     state: tuple[Path, ...] = ()
 
-    def with_hidden(self, *paths: Path) -> AgentJail:
-        return self.model_copy(update={"hidden": (*self.hidden, *paths)})
-
     def with_state(self, *paths: Path) -> AgentJail:
         return self.model_copy(update={"state": (*self.state, *paths)})
 
