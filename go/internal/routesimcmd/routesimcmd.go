@@ -4,8 +4,8 @@
 // shares no name with the harness: package main declares only main and the
 // candidate's own names.
 //
-//	routesim [--router candidate|lnd-apriori|lnd-bimodal] [--out FILE]
-//	         [--no-timing] [--check] SCENARIO.json
+//	routesim [--router candidate|lnd-apriori|lnd-bimodal|ldk|oracle]
+//	         [--ldk-bridge BIN] [--out FILE] [--no-timing] [--check] SCENARIO.json
 //
 // Exit codes: 0 done, 2 bad usage or a malformed scenario (the message names
 // the file and field), 1 any other failure.
@@ -30,7 +30,13 @@ import (
 // that frees what the factory holds.
 // The world is the scenario's, before its first payment: only the trusted
 // reference routers look at it (the oracle reads its true state).
-type routerMaker func(sc *scenario.Scenario, world *sim.World) (routing.RouterFactory, func() error, error)
+type routerMaker func(sc *scenario.Scenario, world *sim.World, opts makerOptions) (routing.RouterFactory, func() error, error)
+
+// makerOptions are the command's settings a router maker may need.
+type makerOptions struct {
+	// ldkBridge is the routesim-ldk binary the ldk router runs.
+	ldkBridge string
+}
 
 // routers are the reference routers this binary was built with: lnd's,
 // added by routers_lnd.go unless the binary is built with the
@@ -41,7 +47,7 @@ var routers = map[string]routerMaker{}
 // Run is the command: args without the program name, the streams, and the
 // candidate router the binary was built with. It returns the exit code.
 func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactory) int {
-	routers["candidate"] = func(*scenario.Scenario, *sim.World) (routing.RouterFactory, func() error, error) {
+	routers["candidate"] = func(*scenario.Scenario, *sim.World, makerOptions) (routing.RouterFactory, func() error, error) {
 		return candidate, func() error { return nil }, nil
 	}
 	fs := flag.NewFlagSet("routesim", flag.ContinueOnError)
@@ -50,6 +56,7 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 	out := fs.String("out", "", "write the result here instead of standard output")
 	noTiming := fs.Bool("no-timing", false, "leave wall times out, for byte-identical results")
 	check := fs.Bool("check", false, "verify conservation of funds after every payment")
+	ldkBridge := fs.String("ldk-bridge", "", "the routesim-ldk binary (built from ldk/), for --router ldk")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -74,7 +81,7 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 		}
 		return 1
 	}
-	res, err := runScenario(sc, maker, sim.Options{
+	res, err := runScenario(sc, maker, makerOptions{ldkBridge: *ldkBridge}, sim.Options{
 		RouterName: *routerName, Timing: !*noTiming, CheckConservation: *check,
 	})
 	if err != nil {
@@ -88,12 +95,14 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 	return 0
 }
 
-func runScenario(sc *scenario.Scenario, maker routerMaker, opts sim.Options) (*sim.Result, error) {
+func runScenario(sc *scenario.Scenario, maker routerMaker, mopts makerOptions,
+	opts sim.Options) (*sim.Result, error) {
+
 	world, err := sim.NewWorld(sc)
 	if err != nil {
 		return nil, err
 	}
-	factory, closeRouter, err := maker(sc, world)
+	factory, closeRouter, err := maker(sc, world, mopts)
 	if err != nil {
 		return nil, err
 	}
