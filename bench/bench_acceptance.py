@@ -41,7 +41,7 @@ from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.evolve.acceptance import ACCEPT_T, PairedAcceptance, paired_t
 from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     train = load_examples(args.corpus, "train")
     held_out = load_examples(args.corpus, "val") + load_examples(args.corpus, "test")
     every = train + held_out
-    references = LndReferences()
+    references = ReferenceResults()
     references.precompute(every, workers=args.workers)
     evaluator = Evaluator(references, cache_dir=cache_root() / "bench-acceptance")
     start = time.monotonic()

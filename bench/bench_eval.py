@@ -36,11 +36,11 @@ def main() -> None:
 def run(corpus: Path, split: str, repeats: int) -> None:
     from routesim_evolve.corpus.examples import load_examples
     from routesim_evolve.evolve.seed import in_tree_seed
-    from routesim_evolve.score.evaluator import Evaluator, LndReferences
+    from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 
     examples = load_examples(corpus, split)
     cores = os.cpu_count() or 1
-    references = LndReferences()
+    references = ReferenceResults()
     started = time.perf_counter()
     references.precompute(examples, workers=cores)
     ref_s = time.perf_counter() - started

@@ -39,7 +39,7 @@ from routesim_evolve.build.cache import default_cache
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.evolve.seed import load_seed
 from routesim_evolve.score.compare import compare_routers
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         phases["build the binaries"] = build_all(sources)
         examples = load_examples(corpus, "test")
         marks: list[tuple[float, str]] = []
-        references = LndReferences(ReferenceCache(root=Path(tmp) / "refs"))
+        references = ReferenceResults(ReferenceCache(root=Path(tmp) / "refs"))
         evaluator = Evaluator(references, cache_dir=Path(tmp) / "evals",
                               limits=DEFAULT_LIMITS.but(timeout_s=1800))
         started = time.monotonic()

@@ -34,7 +34,7 @@ from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.tunables import find_tunables, set_value
 from routesim_evolve.runs.settings import EvolveSettings
-from routesim_evolve.score.evaluator import Evaluator, LndReferences, candidate_hash
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults, candidate_hash
 
 REPO = Path(__file__).resolve().parents[1]
 WORLD_SECRET = "5e" * 32
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for i, (label, rule) in enumerate(rules.items())}
         first = next(iter(runs.values()))
         test = played_examples(first["run_dir"], "test") or load_examples(REPO / "corpus", "test")
-        evaluator = Evaluator(LndReferences(), cache_dir=workdir / "truth")
+        evaluator = Evaluator(ReferenceResults(), cache_dir=workdir / "truth")
         test_mean: dict[str, float] = {}
 
         def mean_on_test(h: str) -> float:

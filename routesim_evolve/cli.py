@@ -41,7 +41,7 @@ from routesim_evolve.report.heldout import (
 )
 from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.compare import Comparison, compare_routers
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.executor import (
     ExecutorKind,
     ExecutorSettings,
@@ -216,7 +216,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
 def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: str | None,
                  json_out: Path | None, workers: int | None, timeout: float, executor: str,
                  ray_address: str | None, world_secret: str) -> None:
-    """Score one candidate on a split, beside lnd-apriori and lnd-bimodal."""
+    """Score one candidate on a split, beside lnd-apriori, lnd-bimodal and ldk."""
     only = [n for n in scenarios.split(",") if n] if scenarios else None
     _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
              with_pairs=False, only=only, executor=_executor_settings(executor, ray_address),
@@ -305,7 +305,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
         _fail(f"{exc}: not evaluated")
     runs_on = open_executor(executor, say=lambda m: click.echo(m, err=True))
     workers = workers or runs_on.slots()
-    references = LndReferences(ReferenceCache(executor=runs_on))
+    references = ReferenceResults(ReferenceCache(executor=runs_on))
     evaluator = Evaluator(references, limits=DEFAULT_LIMITS.but(timeout_s=timeout),
                           executor=runs_on)
     started = time.monotonic()

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: The checkout: the folder holding routesim_evolve/, go/, prompts/, champions/.
+#: The checkout: the folder holding routesim_evolve/, go/, ldk/, prompts/, champions/.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 GO_DIR = PROJECT_ROOT / "go"
+LDK_DIR = PROJECT_ROOT / "ldk"
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 CHAMPIONS_DIR = PROJECT_ROOT / "champions"

@@ -17,14 +17,14 @@ from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.evolve.seed import in_tree_seed
 from routesim_evolve.report.heldout import render_table
 from routesim_evolve.score.compare import compare_routers
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 
 REPO = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- reference-table -->", "<!-- /reference-table -->"
 
 
 def table(corpus: Path, split: str) -> str:
-    references = LndReferences()
+    references = ReferenceResults()
     examples = load_examples(corpus, split)
     comparison = compare_routers({"seed": in_tree_seed().read_text()}, examples,
                                  Evaluator(references), references)

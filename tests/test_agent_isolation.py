@@ -36,7 +36,7 @@ from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
 from routesim_evolve.reflect.extract import find_gofmt
 from routesim_evolve.reflect.prompts import GoDocs, PromptPack
 from routesim_evolve.score.axes import ScoreAxes
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 SECRET = "5ec7e7" * 10
@@ -150,7 +150,7 @@ def test_an_agent_reaches_nothing_trusted(
 
     run = Path(attacked_run["run"])
     train = load_examples(tiny_corpus, "train")
-    references = LndReferences()
+    references = ReferenceResults()
     references.precompute(train, workers=1)
     backend = ClaudeCLIBackend(executable=str(attacker), retry=RetryPolicy(max_tries=1),
                                jail=run_jail(run))

@@ -7,18 +7,18 @@ from pathlib import Path
 
 from routesim_evolve.build.cache import BinaryCache
 from routesim_evolve.corpus.examples import load_examples
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.reference import ReferenceCache
 
 
 def test_a_truncated_evaluation_is_evaluated_again(tiny_corpus: Path, seed_source: str,
                                                    tmp_path: Path):
     example = load_examples(tiny_corpus, "val")[0]
-    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path)
+    evaluator = Evaluator(ReferenceResults(), cache_dir=tmp_path)
     first = evaluator.evaluate(seed_source, example)
     [entry] = list(tmp_path.glob("*/*.json"))
     entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
-    again = Evaluator(LndReferences(), cache_dir=tmp_path).evaluate(seed_source, example)
+    again = Evaluator(ReferenceResults(), cache_dir=tmp_path).evaluate(seed_source, example)
     assert again == first
     assert entry.read_bytes() == again.model_dump_json().encode()
 

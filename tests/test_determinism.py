@@ -10,7 +10,7 @@ import pytest
 from repo_files import SEED_PATH
 
 from routesim_evolve.corpus.examples import load_examples
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.runner import run_candidate
 
 SEED = SEED_PATH.read_text()
@@ -44,7 +44,7 @@ def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_p
     assert MAP_ORDER != SEED
     examples = [e for s in ("train", "val", "test")
                 for e in load_examples(tiny_corpus, s)]
-    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals")
+    evaluator = Evaluator(ReferenceResults(), cache_dir=tmp_path / "evals")
     evals = [evaluator.evaluate(MAP_ORDER, e) for e in examples]
     caught = [ev for ev in evals if ev.status == "nondeterministic"]
     assert caught, "map iteration order went unnoticed on every scenario"
@@ -58,7 +58,7 @@ def test_a_map_order_router_scores_zero_with_the_causes(tiny_corpus: Path, tmp_p
 def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp_path: Path):
     val = load_examples(tiny_corpus, "val")
     runner = Counting()
-    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner,
+    evaluator = Evaluator(ReferenceResults(), cache_dir=tmp_path / "evals", runner=runner,
                           recheck_share=0.0)
     evals = evaluator.evaluate_many(SEED, val, workers=2)
     assert all(ev.status == "ok" for ev in evals)
@@ -67,7 +67,7 @@ def test_a_deterministic_router_runs_twice_once_per_arena(tiny_corpus: Path, tmp
     again = Counting()
     other = next(e for e in load_examples(tiny_corpus, "train")
                  if e.arena == val[0].arena)
-    Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=again,
+    Evaluator(ReferenceResults(), cache_dir=tmp_path / "evals", runner=again,
               recheck_share=0.0).evaluate(SEED, other)
     assert again.runs == 1
 
@@ -97,7 +97,7 @@ def test_a_router_nondeterministic_after_the_checked_scenario_is_caught(
     later = next(e for e in load_examples(tiny_corpus, "train") if e.arena == arena)
     for share, caught in ((0.0, False), (1.0, True)):
         flaky = Flaky(later.path)
-        evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / f"evals{share}",
+        evaluator = Evaluator(ReferenceResults(), cache_dir=tmp_path / f"evals{share}",
                               runner=flaky, recheck_share=share)
         first = evaluator.evaluate(SEED, val[0])  # the arena's checked scenario
         assert first.status == "ok"
@@ -118,7 +118,7 @@ def test_a_cached_evaluation_of_another_simulator_is_run_again(
 
     example = load_examples(tiny_corpus, "val")[0]
     runner = Counting()
-    evaluator = Evaluator(LndReferences(), cache_dir=tmp_path / "evals", runner=runner,
+    evaluator = Evaluator(ReferenceResults(), cache_dir=tmp_path / "evals", runner=runner,
                           recheck_share=0.0)
     first = evaluator.evaluate(SEED, example)
     evaluator.evaluate(SEED, example)

@@ -13,7 +13,7 @@ from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.runs.settings import EvolveSettings
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.runner import run_candidate
 
 
@@ -70,7 +70,7 @@ def test_evolve_reports_and_resumes_without_repeating(tiny_corpus: Path, tmp_pat
     # the worlds the run played (corpus/worlds.py).
     val, train = played_examples(run_dir, "val"), played_examples(run_dir, "train")
     assert val and train and val != load_examples(tiny_corpus, "val")
-    evaluator = Evaluator(LndReferences())
+    evaluator = Evaluator(ReferenceResults())
     best = summary.best_path.read_text()
     on_val = [evaluator.evaluate(best, e).score for e in val]
     on_train = [evaluator.evaluate(best, e).score for e in train]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from routesim_evolve.build.heartbeat import heartbeat
 from routesim_evolve.corpus.examples import load_examples
-from routesim_evolve.score.evaluator import LndReferences
+from routesim_evolve.score.evaluator import ReferenceResults
 
 
 def test_slow_work_beats_and_quick_work_says_nothing() -> None:
@@ -49,7 +49,7 @@ def test_the_reference_binary_is_built_first_only_when_a_result_is_missing(
         said: list[str] = []
         monkeypatch.setattr("routesim_evolve.score.evaluator.heartbeat",
                             lambda say, what: heartbeat(say, what, first_s=0.01, every_s=0.05))
-        LndReferences(cache).precompute(examples, workers=1, say=said.append)  # type: ignore[arg-type]
+        ReferenceResults(cache).precompute(examples, workers=1, say=said.append)  # type: ignore[arg-type]
         assert cache.builds == (0 if held else 1)
         building = [s for s in said if s.startswith("building the reference binary")]
         assert bool(building) == (not held), said

@@ -43,7 +43,7 @@ from routesim_evolve.score.evaluator import (
     NONDETERMINISTIC,
     Evaluation,
     Evaluator,
-    LndReferences,
+    ReferenceResults,
 )
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.outcome import RunStatus
@@ -714,13 +714,13 @@ def examples(tiny_corpus: Path) -> dict[str, ScenarioExample]:
 
 
 @pytest.fixture(scope="module")
-def references() -> LndReferences:
-    return LndReferences()
+def references() -> ReferenceResults:
+    return ReferenceResults()
 
 
 @pytest.fixture(scope="module")
 def honest(
-    examples: dict[str, ScenarioExample], references: LndReferences,
+    examples: dict[str, ScenarioExample], references: ReferenceResults,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Evaluation:
     """The unchanged seed on the scenario: the score no attack may beat."""
@@ -767,7 +767,7 @@ def rules_of(example: ScenarioExample) -> Scenario:
 def test_hostile_candidate_is_contained(
     case: Case,
     examples: dict[str, ScenarioExample],
-    references: LndReferences,
+    references: ReferenceResults,
     honest: Evaluation,
     tmp_path: Path,
 ) -> None:
@@ -811,7 +811,7 @@ def check(
     honest: Evaluation,
     source: str,
     examples: dict[str, ScenarioExample],
-    references: LndReferences,
+    references: ReferenceResults,
     tmp_path: Path,
 ) -> str:
     """Assert that the case was contained; returns a note for the table."""
@@ -866,7 +866,7 @@ def check(
 
 
 def test_a_flood_of_error_text_is_cut_by_the_simulator(
-    examples: dict[str, ScenarioExample], references: LndReferences, tmp_path: Path
+    examples: dict[str, ScenarioExample], references: ReferenceResults, tmp_path: Path
 ) -> None:
     """Floods (issue 27, class 4): a router whose every error is 6 MiB of
     text leaves results and cached evaluations of honest size."""
@@ -939,7 +939,7 @@ def replaying_seed(examples: list[ScenarioExample]) -> str:
 
 
 def test_a_candidate_replaying_the_public_worlds_gains_nothing_in_hidden_ones(
-    examples: dict[str, ScenarioExample], references: LndReferences, tmp_path: Path
+    examples: dict[str, ScenarioExample], references: ReferenceResults, tmp_path: Path
 ) -> None:
     """World replay (issue 27, class 1). A candidate that knows every
     balance of the corpus's own worlds (what replaying the simulator's draws
@@ -965,7 +965,7 @@ def test_a_candidate_replaying_the_public_worlds_gains_nothing_in_hidden_ones(
     assert mean <= public / 2, (public, hidden)
 
 
-def _gain(source: str, examples: list[ScenarioExample], references: LndReferences,
+def _gain(source: str, examples: list[ScenarioExample], references: ReferenceResults,
           cache: Path) -> float:
     """Summed score of `source` minus the seed's on `examples`."""
     evaluator = Evaluator(references, cache_dir=cache, limits=LIMITS)

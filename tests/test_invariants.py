@@ -12,7 +12,7 @@ import pytest
 
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.schema import Scenario
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.result import Result
 
@@ -142,7 +142,7 @@ def test_the_rounding_allowance_is_allowed():
 def test_lnd_results_keep_every_rule(tiny_corpus: Path):
     """The checks hold for lnd's real stack too: they are rules of the
     payment, not of one router's habits."""
-    refs = LndReferences()
+    refs = ReferenceResults()
     for split in ("train", "val", "test"):
         for example in load_examples(tiny_corpus, split):
             scenario = Scenario.model_validate_json(example.path.read_bytes())
@@ -154,7 +154,7 @@ def test_a_forged_result_scores_zero_with_the_reason(tiny_corpus: Path):
     from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 
     example = load_examples(tiny_corpus, "val")[0]
-    honest = next(iter(LndReferences().results(example).values()))
+    honest = next(iter(ReferenceResults().results(example).values()))
     doc = honest.model_dump(mode="json")
     _no_attempts(doc)
     forged = Result.model_validate(doc)
@@ -162,6 +162,6 @@ def test_a_forged_result_scores_zero_with_the_reason(tiny_corpus: Path):
     def runner(source: str, path: Path) -> RunOutcome:
         return RunOutcome(status=RunStatus.OK, scenario=str(path), result=forged)
 
-    ev = Evaluator(LndReferences(), runner=runner).evaluate("package main", example)
+    ev = Evaluator(ReferenceResults(), runner=runner).evaluate("package main", example)
     assert ev.score == 0 and ev.status == "invalid_result"
     assert "breaks the payment rules" in ev.feedback and "succeeded with" in ev.feedback

@@ -21,7 +21,7 @@ from repo_files import REPO, SEED_PATH
 from routesim_evolve.build.cache import default_cache
 from routesim_evolve.cli import main
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.executor import (
     LOCAL,
     ExecutorKind,
@@ -89,13 +89,13 @@ def test_evaluations_and_references_through_ray_equal_the_local_pool(
     remote = ReferenceCache(root=tmp_path / "ray", executor=executor)
     tasks_before = executor.tasks
     for cache in (local, remote):
-        LndReferences(cache).with_oracle().precompute(examples, workers=2)
+        ReferenceResults(cache).with_oracle().precompute(examples, workers=2)
         assert cache.runs == 3 * len(examples)  # lnd-apriori, lnd-bimodal, oracle: once each
     assert _cache_files(remote.root) == _cache_files(local.root)
 
     evals = {}
     for name, cache in (("local", local), ("ray", remote)):
-        evaluator = Evaluator(LndReferences(cache), cache_dir=tmp_path / f"evals-{name}",
+        evaluator = Evaluator(ReferenceResults(cache), cache_dir=tmp_path / f"evals-{name}",
                               executor=cache.executor)
         evals[name] = evaluator.evaluate_many(seed_source, examples, workers=2)
         assert evaluator.recorded_runs() == len(examples)

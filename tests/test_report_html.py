@@ -99,7 +99,7 @@ def test_compare_page_has_the_tables_and_figures(run_dir: Path):
 
 def test_cli_writes_the_page_by_default_in_the_run_dir(run_dir: Path, monkeypatch):
     # The CLI reads lnd from the reference cache; here it answers from memory.
-    monkeypatch.setattr("routesim_evolve.report.html.LndReferences",
+    monkeypatch.setattr("routesim_evolve.report.html.ReferenceResults",
                         lambda: type("R", (), {"with_oracle": lambda self: MemoryReferences()})())
     out = CliRunner().invoke(main, ["report", str(run_dir)])
     assert out.exit_code == 0, out.output

@@ -28,7 +28,7 @@ from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.prompts import GoDocs, PromptPack
 from routesim_evolve.reflect.usage import Completion
 from routesim_evolve.score.axes import ScoreAxes
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 
@@ -247,7 +247,7 @@ def _agent_evaluations(tmp_path: Path, tiny_corpus: Path) -> tuple[Path, Minibat
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     train = load_examples(tiny_corpus, "train")
-    references = LndReferences()
+    references = ReferenceResults()
     references.precompute(train, workers=1)
     evaluator = Evaluator(references, cache_dir=run_dir / AGENT_EVALS)
     return run_dir, MinibatchEvaluations(evaluator, references, train), train

@@ -25,7 +25,7 @@ from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.evaluator import (
     Evaluation,
     Evaluator,
-    LndReferences,
+    ReferenceResults,
     cached_evaluations,
     eval_cache_file,
 )
@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_an_evaluation_of_another_version_is_not_read_back(tiny_corpus: Path,
                                                            seed_source: str, tmp_path: Path):
     example = load_examples(tiny_corpus, "val")[0]
-    first = Evaluator(LndReferences(), cache_dir=tmp_path).evaluate(seed_source, example)
+    first = Evaluator(ReferenceResults(), cache_dir=tmp_path).evaluate(seed_source, example)
     current = eval_cache_file(tmp_path, seed_source, example)
     assert current.is_file() and f".s{SCORING_VERSION}." in current.name
     # The same pair, as version 1 cached it, with a score of its own.
@@ -44,7 +44,7 @@ def test_an_evaluation_of_another_version_is_not_read_back(tiny_corpus: Path,
     stale = first.model_copy(update={"axes": first.axes.model_copy(update={"success": 0.123})})
     old.write_text(stale.model_dump_json())
     current.unlink()
-    fresh = Evaluator(LndReferences(), cache_dir=tmp_path)
+    fresh = Evaluator(ReferenceResults(), cache_dir=tmp_path)
     assert fresh.recorded_runs() == 0
     again = fresh.evaluate(seed_source, example)
     assert again == first

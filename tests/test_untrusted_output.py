@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from routesim_evolve.corpus.examples import load_examples
-from routesim_evolve.score.evaluator import Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import SandboxLimits, _Exit, classify
@@ -99,5 +99,5 @@ def test_the_evaluator_caps_every_feedback(tiny_corpus: Path):
         return RunOutcome(status=RunStatus.PANIC, scenario=str(path),
                           feedback="panic: " + "w" * 1_000_000)
 
-    ev = Evaluator(LndReferences(), runner=runner).evaluate("package main", example)
+    ev = Evaluator(ReferenceResults(), runner=runner).evaluate("package main", example)
     assert ev.score == 0 and len(ev.feedback) <= MAX_FEEDBACK_CHARS + 100

@@ -54,7 +54,7 @@ from routesim_evolve.report.heldout import (
 from routesim_evolve.runs.settings import EvolveSettings, RunSummary
 from routesim_evolve.runs.stamp import claim_scoring
 from routesim_evolve.score.compare import Comparison, compare_routers
-from routesim_evolve.score.evaluator import Evaluator, LndReferences, Runner
+from routesim_evolve.score.evaluator import Evaluator, ReferenceResults, Runner
 from routesim_evolve.simulate.executor import open_executor
 from routesim_evolve.simulate.reference import ReferenceCache
 
@@ -85,7 +85,7 @@ class _Scoring:
     """Where runs happen and who scores them."""
 
     workers: int
-    references: LndReferences
+    references: ReferenceResults
     evaluator: Evaluator
     # The agents' evaluation server's scorer, with its own cache.
     agents: MinibatchEvaluations
@@ -213,7 +213,7 @@ def _scoring(
     cached) and the evaluator with the run's evaluation cache."""
     executor = open_executor(settings.executor, say=say)
     workers = settings.max_concurrency or executor.slots()
-    references = LndReferences(ReferenceCache(executor=executor))
+    references = ReferenceResults(ReferenceCache(executor=executor))
     # The oracle's results speak in the feedback (what the ceiling did).
     ceiling = references.with_oracle()
     evaluator = Evaluator(references, cache_dir=settings.run_dir / "evals", runner=runner,

@@ -19,7 +19,7 @@ from routesim_evolve.score.stats import (
     headroom_captured,
     headroom_interval,
 )
-from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE
+from routesim_evolve.simulate.reference import LDK, LND_ROUTERS, ORACLE, PRODUCTION_ROUTERS
 
 #: The score's terms, in the order the distance table shows them.
 TERMS = tuple(ScoreTerms.model_fields)
@@ -270,7 +270,7 @@ def distance_rows(comparison: Comparison) -> list[DistanceRow]:
     rows: list[DistanceRow] = []
     for arena, groups in by_arena(comparison):
         for router, scored in groups:
-            if router in (*LND_ROUTERS, ORACLE):
+            if router in (*PRODUCTION_ROUTERS, ORACLE):
                 continue
             gaps = [tuple(getattr(oracle[s.scenario], term) - getattr(s.terms, term)
                           for term in TERMS)
@@ -365,8 +365,8 @@ def _detectable_text(pair: PairedComparison) -> str:
 def render_verdict(comparison: Comparison, router: str = "best",
                    against: Sequence[str] | None = None) -> str:
     """In words, whether `router` beats each of `against` (by default the
-    best's parent, when compared, and the seed) and the better lnd router
-    (by mean score) on these scenarios: better only when the paired
+    best's parent, when compared, and the seed), the better lnd router (by
+    mean score) and LDK on these scenarios: better only when the paired
     interval excludes 0, and what the sample could have detected when not."""
     by_router = comparison.by_router()
     if against is None:
@@ -375,6 +375,8 @@ def render_verdict(comparison: Comparison, router: str = "best",
     if lnd:
         lnd_means = {r: sum(s.score for s in by_router[r]) / len(by_router[r]) for r in lnd}
         against = (*against, max(lnd, key=lambda r: lnd_means[r]))
+    if by_router.get(LDK):
+        against = (*against, LDK)
     lines = []
     for other in against:
         pair = _oriented_pair(comparison, router, other)

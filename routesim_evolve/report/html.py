@@ -29,7 +29,7 @@ from routesim_evolve.report.rundir import (
 from routesim_evolve.report.sizes import size_buckets
 from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.compare import Comparison
-from routesim_evolve.score.evaluator import LndReferences, References
+from routesim_evolve.score.evaluator import ReferenceResults, References
 from routesim_evolve.simulate.result import PaymentResult
 
 _ENV = jinja2.Environment(
@@ -70,7 +70,7 @@ def render_run_report(
         context["heldout"] = heldout_context(run.summary.test)
         sources = {"best": run.best_source, "seed": run.seed_source}
         context["sizes"] = sizes_context(run, sources, test, run.summary.test.routers,
-                                         references or LndReferences().with_oracle())
+                                         references or ReferenceResults().with_oracle())
     return _ENV.get_template("run.html.j2").render(**context)
 
 

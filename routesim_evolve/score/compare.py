@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from routesim_evolve.corpus.examples import ScenarioExample, original_name, reseeded
 from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret, resolve
 from routesim_evolve.score.axes import ScoreAxes, ScoreTerms, score_result
-from routesim_evolve.score.evaluator import Evaluation, Evaluator, LndReferences
+from routesim_evolve.score.evaluator import Evaluation, Evaluator, ReferenceResults
 from routesim_evolve.score.stats import PairedComparison, compare_paired
 from routesim_evolve.simulate.reference import ORACLE
 from routesim_evolve.simulate.result import Result
@@ -83,7 +83,7 @@ def compare_routers(
     candidates: Mapping[str, str],
     examples: Sequence[ScenarioExample],
     evaluator: Evaluator,
-    references: LndReferences,
+    references: ReferenceResults,
     *,
     workers: int | None = None,
     revalidate: int = 0,
@@ -147,7 +147,7 @@ def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterSc
     return _row(name, ex, ev.status, ev.axes, ev.result)
 
 
-def _reference_score(router: str, ex: ScenarioExample, references: LndReferences) -> RouterScore:
+def _reference_score(router: str, ex: ScenarioExample, references: ReferenceResults) -> RouterScore:
     return result_score(router, ex, references.results(ex)[router])
 
 

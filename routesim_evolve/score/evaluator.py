@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.heartbeat import heartbeat
+from routesim_evolve.build.ldk import bridge_binary
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.fsutil import atomic_write
@@ -41,7 +42,7 @@ from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
-from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE, ReferenceCache
+from routesim_evolve.simulate.reference import LDK, ORACLE, PRODUCTION_ROUTERS, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.runner import run_candidate
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
@@ -60,7 +61,7 @@ log = logging.getLogger(__name__)
 
 
 class References(Protocol):
-    """lnd's results per scenario, by router name."""
+    """The reference routers' results per scenario, by router name."""
 
     def results(self, example: ScenarioExample) -> Mapping[str, Result]: ...
 
@@ -101,7 +102,7 @@ class Evaluator:
     ) -> None:
         self._references = references
         # Where the oracle's result comes from, for the feedback alone
-        # (proposers' scores and tables compare with lnd only).
+        # (proposers' scores and tables compare with lnd and LDK only).
         self._ceiling = ceiling
         self._go_dir = go_dir
         self._cache_dir = cache_dir
@@ -198,13 +199,13 @@ class Evaluator:
                 result=outcome.result,
             ), True
         if not outcome.ok or outcome.result is None:
-            lnd = "; ".join(
+            delivered = "; ".join(
                 f"{name} delivered {r.totals.succeeded}/{r.totals.payments}"
                 for name, r in refs.items()
             )
             feedback = f"Scored 0 on {example.name}: {outcome.status}.\n{outcome.feedback}"
-            if lnd:
-                feedback += f"\n(For reference, {lnd}.)"
+            if delivered:
+                feedback += f"\n(For reference, {delivered}.)"
             failed = Evaluation(
                 scenario=example.name,
                 arena=example.arena,
@@ -299,20 +300,22 @@ def candidate_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:12]
 
 
-class LndReferences:
-    """lnd's reference results for scenarios, from the on-disk reference
-    cache, kept in memory once read."""
+class ReferenceResults:
+    """The production routers' results for scenarios (lnd's and LDK's), from
+    the on-disk reference cache, kept in memory once read."""
 
-    def __init__(self, cache: ReferenceCache | None = None, routers: Sequence[str] = LND_ROUTERS):
+    def __init__(self, cache: ReferenceCache | None = None,
+                 routers: Sequence[str] = PRODUCTION_ROUTERS):
         self._cache = cache or ReferenceCache()
         self.routers = tuple(routers)
         self._memo: dict[str, dict[str, Result]] = {}
         self._lock = threading.Lock()
 
-    def with_oracle(self) -> LndReferences:
-        """The same reference results with the oracle beside lnd's routers
-        (for tables; proposers hear only of lnd)."""
-        return LndReferences(self._cache, routers=(*self.routers, ORACLE))
+    def with_oracle(self) -> ReferenceResults:
+        """The same reference results with the oracle beside the production
+        routers (for tables; proposers hear of the oracle only in the
+        feedback's text, as the ceiling)."""
+        return ReferenceResults(self._cache, routers=(*self.routers, ORACLE))
 
     def results(self, example: ScenarioExample) -> Mapping[str, Result]:
         with self._lock:
@@ -332,8 +335,9 @@ class LndReferences:
         say: Callable[[str], None] | None = None,
     ) -> None:
         """Make sure every example's references exist (in parallel). The
-        first time, this builds lnd's binary and runs it on every scenario:
-        `say` hears of each scenario done."""
+        first time, this builds the reference binary (lnd's stack) and LDK's
+        bridge, and runs them on every scenario: `say` hears of each scenario
+        done."""
         done = 0
         lock = threading.Lock()
         # The first run on a machine compiles lnd's tree into the reference
@@ -342,6 +346,10 @@ class LndReferences:
             with heartbeat(say, "building the reference binary (lnd's routing stack; the "
                            "first run on a machine compiles it once, for several minutes)"):
                 self._cache.binary()
+            if LDK in self.routers:
+                with heartbeat(say, "building LDK's bridge (rust-lightning; the first run on a "
+                               "machine compiles it once, for a few minutes)"):
+                    bridge_binary()
 
         def one(example: ScenarioExample) -> None:
             nonlocal done
@@ -349,7 +357,7 @@ class LndReferences:
             with lock:
                 done += 1
                 if say is not None:
-                    say(f"lnd references: {done}/{len(examples)} ({example.name})")
+                    say(f"references: {done}/{len(examples)} ({example.name})")
 
         with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
             list(pool.map(one, examples))

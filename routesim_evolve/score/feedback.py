@@ -1,11 +1,12 @@
 """Diagnostic feedback: what the reflection model learns from one scenario.
 
 The feedback says where and why the candidate failed, most important first:
-how it compares with lnd, where its score can still grow axis by axis (the
-feasible payments it missed, its failed attempts, rounds and fees above the
-cheapest plans), the payments lnd delivered and it did not, how its
-payments ended, where along the route its attempts failed, how the failure
-reports were degraded, and what it paid over lnd. It stays compact: the
+how it compares with the production routers (lnd's and LDK's), where its
+score can still grow axis by axis (the feasible payments it missed, its
+failed attempts, rounds and fees above the cheapest plans), the payments lnd
+or LDK delivered and it did not, how its payments ended, where along the
+route its attempts failed, how the failure reports were degraded, and what
+it paid over the first reference (lnd-apriori). It stays compact: the
 reflection prompt holds several scenarios at once.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.score.axes import ScoreAxes, score_result
+from routesim_evolve.simulate.reference import LDK
 from routesim_evolve.simulate.result import PaymentResult, Result
 
 #: The side-info key under which GEPA carries a ScenarioFeedback to the proposers.
@@ -65,7 +67,8 @@ def describe_result(
     result: Result, references: Mapping[str, Result], *, limit: int = LIST_LIMIT,
     oracle: Result | None = None,
 ) -> str:
-    """Feedback on a candidate's result, with lnd's results for reference
+    """Feedback on a candidate's result, with the production routers' results
+    for reference
     and, when given, what the clairvoyant oracle did with the same payments."""
     sections = [
         _headline(result, references),
@@ -139,7 +142,8 @@ def _headroom(result: Result, limit: int) -> str:
 
 
 def _missed_payments(result: Result, references: Mapping[str, Result], limit: int) -> str:
-    """Payments some lnd estimator delivered and the candidate did not."""
+    """Payments some production router (lnd's, LDK's) delivered and the
+    candidate did not."""
     missed = []
     for p in result.payments:
         if p.success:
@@ -149,12 +153,18 @@ def _missed_payments(result: Result, references: Mapping[str, Result], limit: in
             missed.append((p, by))
     if not missed:
         return ""
-    lines = [f"Payments lnd delivered and you did not ({len(missed)}):"]
+    names = " or ".join(dict.fromkeys(_router_family(n) for n in references))
+    lines = [f"Payments {names} delivered and you did not ({len(missed)}):"]
     for p, by in missed[:limit]:
         lines.append(f"- {_payment_line(p)}; delivered by {', '.join(by)}")
     if len(missed) > limit:
         lines.append(f"- … and {len(missed) - limit} more")
     return "\n".join(lines)
+
+
+def _router_family(name: str) -> str:
+    """The production stack a reference router belongs to: lnd or LDK."""
+    return "LDK" if name == LDK else "lnd" if name.startswith("lnd") else name
 
 
 def _oracle_contrast(result: Result, oracle: Result, limit: int) -> str:
@@ -285,7 +295,8 @@ def _degradation(result: Result) -> str:
 
 
 def _fees_over_reference(result: Result, references: Mapping[str, Result], limit: int) -> str:
-    """Delivered payments where the candidate paid more than lnd did."""
+    """Delivered payments where the candidate paid more than the first
+    reference (lnd-apriori) did."""
     ref = next(iter(references.values()), None)
     if ref is None:
         return ""

@@ -1,14 +1,17 @@
-"""Run candidates and lnd's reference routers on scenarios, safely.
+"""Run candidates and the reference routers on scenarios, safely.
 
 `run_candidate(source, scenario)` builds a candidate (cached) and runs it in a
 sandbox; every failure is a score-0 `RunOutcome` with feedback.
-`reference_result(scenario, router)` gives lnd's result, computed once.
+`reference_result(scenario, router)` gives a reference router's result
+(lnd's, LDK's, the oracle's), computed once.
 """
 
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import (
+    LDK,
     LND_ROUTERS,
     ORACLE,
+    PRODUCTION_ROUTERS,
     ReferenceCache,
     ReferenceRunError,
     available_routers,
@@ -23,8 +26,10 @@ from routesim_evolve.simulate.sandbox import (
 )
 
 __all__ = [
+    "LDK",
     "LND_ROUTERS",
     "ORACLE",
+    "PRODUCTION_ROUTERS",
     "AttemptRecord",
     "PaymentResult",
     "ReferenceCache",

@@ -68,6 +68,8 @@ class RemoteRun:
     router: str
     limits: SandboxLimits
     source: str | None
+    #: The LDK bridge, for the ldk reference router only.
+    ldk_bridge: Shipped | None = None
 
 
 def connect(address: str | None) -> RayExecutor:
@@ -100,10 +102,11 @@ class RayExecutor:
     def run_binary(
         self, binary: Path, scenario_path: Path, **options: Unpack[RunOptions]
     ) -> RunOutcome:
-        router, limits, source = resolve_run(options)
+        router, limits, source, ldk_bridge = resolve_run(options)
         scenario = Path(scenario_path).resolve()
         try:
             graph = self._ship_file(Path(scenario_graph_file(scenario)))
+            bridge = self._ship_binary(Path(ldk_bridge)) if ldk_bridge is not None else None
             run = RemoteRun(
                 sandbox=sandbox_fingerprint(),
                 binary=self._ship_binary(Path(binary)),
@@ -113,6 +116,7 @@ class RayExecutor:
                 router=router,
                 limits=limits,
                 source=source,
+                ldk_bridge=bridge,
             )
         except (OSError, ValueError) as exc:
             return _lost(scenario, router, f"could not ship the run to Ray: {exc}")
@@ -204,7 +208,9 @@ def run_remote(run: RemoteRun) -> RunOutcome:
     binary = store.binary(run.binary)
     store.graph(run.graph)
     scenario = store.scenario(run.scenario, run.scenario_name)
-    return run_binary(binary, scenario, router=run.router, limits=run.limits, source=run.source)
+    bridge = store.binary(run.ldk_bridge) if run.ldk_bridge is not None else None
+    return run_binary(binary, scenario, router=run.router, limits=run.limits, source=run.source,
+                      ldk_bridge=bridge)
 
 
 class WorkerStore:

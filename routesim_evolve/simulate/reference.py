@@ -1,11 +1,14 @@
-"""lnd's reference routers' results, computed once and kept on disk.
+"""The reference routers' results (lnd's, LDK's, the oracle's), computed
+once and kept on disk.
 
 The reference binary is the routesim command as it is on disk, built without
 the routesim_nolnd tag so lnd's routing stack is linked in; it is built once
-per module content. A reference result is keyed by the scenario file's bytes,
-its graph file's bytes, the module's fingerprint (the candidate's slot left
-out: it does not change lnd's routes) and the router's name, so evolution
-never pays for lnd twice on one scenario.
+per module content. The ldk router runs LDK in the bridge process built from
+ldk/ (build/ldk.py). A reference result is keyed by the scenario file's
+bytes, its graph file's bytes, the module's fingerprint (the candidate's slot
+left out: it does not change the references' routes), the bridge's key for
+ldk, and the router's name, so evolution never pays for a reference twice on
+one scenario.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from routesim_evolve.build.cache import BinaryCache, default_cache
 from routesim_evolve.build.gomodule import module_fingerprint
+from routesim_evolve.build.ldk import bridge_binary, bridge_key
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import GIB, atomic_write, file_lock
 from routesim_evolve.simulate.executor import LOCAL, Executor
@@ -27,6 +31,12 @@ from routesim_evolve.simulate.sandbox import SandboxLimits
 
 #: lnd's reference routers, as routers_reference.go registers them.
 LND_ROUTERS = ("lnd-apriori", "lnd-bimodal")
+
+#: LDK's reference router (go/ldkref and the bridge in ldk/).
+LDK = "ldk"
+
+#: The production routers every candidate is compared with: lnd's and LDK's.
+PRODUCTION_ROUTERS = (*LND_ROUTERS, LDK)
 
 #: The clairvoyant reference router (go/oracle): the ceiling in every table,
 #: never in a proposer's feedback.
@@ -100,6 +110,8 @@ class ReferenceCache:
     def _entry(self, scenario: Path, router: str) -> tuple[str, Path]:
         """The cache key of `router`'s result on a scenario, and its file."""
         module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
+        if router == LDK:
+            module_hash += f",ldk-bridge:{bridge_key()}"
         key = reference_key(scenario, router, module_hash + ",".join(self.tags))
         return key, self.root / key[:2] / f"{key}.json"
 
@@ -118,8 +130,9 @@ class ReferenceCache:
             if (known := _read_cached(path)) is not None:
                 return known
             self.runs += 1
+            bridge = bridge_binary() if router == LDK else None
             outcome = self.executor.run_binary(self.binary(), scenario, router=router,
-                                               limits=self.limits)
+                                               limits=self.limits, ldk_bridge=bridge)
             if not outcome.ok or outcome.result is None:
                 raise ReferenceRunError(outcome)
             atomic_write(path, outcome.result.model_dump_json().encode())

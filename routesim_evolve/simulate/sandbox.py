@@ -330,12 +330,14 @@ CANDIDATE_ROUTER = "candidate"
 class RunOptions(TypedDict, total=False):
     """How one run goes besides the binary and the scenario, passed through
     as keywords by every executor: the router the binary plays (a reference
-    router's name, else CANDIDATE_ROUTER), its limits (else DEFAULT_LIMITS)
-    and the candidate's source, which lets feedback quote its lines."""
+    router's name, else CANDIDATE_ROUTER), its limits (else DEFAULT_LIMITS),
+    the candidate's source, which lets feedback quote its lines, and the
+    LDK bridge binary the ldk reference router runs."""
 
     router: str
     limits: SandboxLimits | None
     source: str | None
+    ldk_bridge: Path | None
 
 
 class ResolvedRun(NamedTuple):
@@ -344,18 +346,20 @@ class ResolvedRun(NamedTuple):
     router: str
     limits: SandboxLimits
     source: str | None
+    ldk_bridge: Path | None
 
 
 def resolve_run(options: RunOptions) -> ResolvedRun:
     """The one place a run's defaults are applied, for every executor."""
     return ResolvedRun(options.get("router", CANDIDATE_ROUTER),
-                       options.get("limits") or DEFAULT_LIMITS, options.get("source"))
+                       options.get("limits") or DEFAULT_LIMITS, options.get("source"),
+                       options.get("ldk_bridge"))
 
 
 def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions]) -> RunOutcome:
     """Run `binary --router ROUTER --no-timing` on one scenario inside the
     sandbox. Never raises: every failure is a RunOutcome."""
-    router, limits, source = resolve_run(options)
+    router, limits, source, ldk_bridge = resolve_run(options)
     scenario = Path(scenario_path).resolve()
     name = scenario.name
     prefix = _unshare_prefix() if limits.isolate_network else ()
@@ -363,6 +367,8 @@ def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions])
     try:
         out = scratch / "result.json"
         cmd = [*prefix, str(Path(binary).resolve()), "--router", router, "--no-timing"]
+        if ldk_bridge is not None:
+            cmd += ["--ldk-bridge", str(Path(ldk_bridge).resolve())]
         cmd += ["--out", str(out), str(scenario)]
         try:
             ex = _spawn_and_wait(cmd, scratch, limits)

@@ -1,0 +1,96 @@
+"""The LDK bridge (ldk/, the routesim-ldk binary): LDK's real router in its
+own process, which the reference routesim binary runs for `--router ldk`.
+
+It is built with cargo once per content and kept in the cache folder under a
+key of its sources, its Cargo.lock and the Rust toolchain, so that editing
+the bridge builds it again, and the reference results it made are keyed by
+the same content. Cargo's own build folder is ldk/target (or
+$ROUTESIM_LDK_TARGET): one per checkout, shared by every cache folder, so a
+new cache folder costs a copy, not a compile of rust-lightning. The crates come from crates.io at the versions Cargo.lock
+pins (`--locked`); `scripts/install.sh` fetches them, and later builds need
+no network.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.fsutil import file_lock
+from routesim_evolve.layout import LDK_DIR
+
+#: The bridge's binary, as Cargo.toml names it.
+BRIDGE_NAME = "routesim-ldk"
+
+#: A cold build of the bridge compiles rust-lightning: minutes on 2 cores.
+BUILD_TIMEOUT_S = 1800.0
+
+
+class LdkBuildError(RuntimeError):
+    """The bridge does not build (or cargo is missing): a harness problem."""
+
+
+@functools.cache
+def cargo_binary() -> str:
+    """The cargo command: $ROUTESIM_CARGO, else `cargo` on PATH."""
+    found = os.environ.get("ROUTESIM_CARGO") or shutil.which("cargo")
+    if not found:
+        raise LdkBuildError(
+            "no `cargo` on PATH: the ldk reference router is built with Rust's cargo "
+            "(install Rust 1.75 or later, or set ROUTESIM_CARGO), then run scripts/install.sh"
+        )
+    return found
+
+
+def bridge_sources(ldk_dir: Path = LDK_DIR) -> list[Path]:
+    """What the bridge is built from: its manifest, lock file and sources."""
+    sources = [ldk_dir / "Cargo.toml", ldk_dir / "Cargo.lock"]
+    return sources + sorted((ldk_dir / "src").rglob("*.rs"))
+
+
+def bridge_key(ldk_dir: Path = LDK_DIR) -> str:
+    """Hash of the bridge's sources and the Rust toolchain that builds it."""
+    digest = hashlib.sha256(_toolchain_version().encode())
+    for path in bridge_sources(ldk_dir):
+        digest.update(str(path.relative_to(ldk_dir)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+@functools.cache
+def _toolchain_version() -> str:
+    proc = subprocess.run([cargo_binary(), "--version"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    return proc.stdout.strip()
+
+
+def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
+    """The bridge's binary, built on first use and kept in the cache folder.
+    Raises LdkBuildError with cargo's message when it does not build."""
+    root = root or cache_root()
+    binary = root / "ldk" / f"{BRIDGE_NAME}-{bridge_key(ldk_dir)}"
+    if binary.is_file():
+        return binary
+    with file_lock(root / "locks" / f"{binary.name}.lock"):
+        if binary.is_file():
+            return binary
+        target = Path(os.environ.get("ROUTESIM_LDK_TARGET") or ldk_dir / "target")
+        cmd = [cargo_binary(), "build", "--release", "--locked", "--manifest-path",
+               str(ldk_dir / "Cargo.toml"), "--target-dir", str(target)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
+                                  check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise LdkBuildError(
+                f"building the LDK bridge took over {BUILD_TIMEOUT_S:.0f} s") from exc
+        if proc.returncode != 0:
+            raise LdkBuildError(f"building the LDK bridge failed ({' '.join(cmd)}):\n"
+                                f"{proc.stderr[-4000:]}")
+        tmp = binary.with_name(f".{binary.name}.tmp")
+        shutil.copy2(target / "release" / BRIDGE_NAME, tmp)
+        tmp.replace(binary)
+    return binary
