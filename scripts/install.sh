@@ -21,6 +21,19 @@ if ! command -v bwrap >/dev/null && command -v apt-get >/dev/null; then
     echo "install.sh: could not install bubblewrap (agents need it): apt-get install bubblewrap" >&2
   fi
 fi
+# LDK's bridge (ldk/): rust-lightning's crates from crates.io at the versions
+# Cargo.lock pins, compiled once (ldk/target) and kept in the project cache.
+if ! command -v cargo >/dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"  # rustup's, not on this shell's PATH
+fi
+if ! command -v "${ROUTESIM_CARGO:-cargo}" >/dev/null; then
+  echo "install.sh: no cargo: the ldk reference router needs Rust 1.75+ (https://rustup.rs)" >&2
+  exit 2
+fi
+start=$SECONDS
+"${ROUTESIM_CARGO:-cargo}" fetch --locked --manifest-path ldk/Cargo.toml
+python -c "from routesim_evolve.build.ldk import bridge_binary; print('LDK bridge:', bridge_binary())"
+echo "install.sh: LDK bridge ready in $((SECONDS - start)) s"
 cd go
 # The modules that builds and tests compile ...
 go mod download

@@ -19,6 +19,20 @@ export CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false -trimpath" GOPROXY=o
   GOTOOLCHAIN=local GOWORK=off
 step() { echo "== $1"; start=$SECONDS; }
 took() { echo "   ($((SECONDS - start)) s)"; }
+if ! command -v cargo >/dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"  # rustup's, not on this shell's PATH
+fi
+# The bridge's build folder is the one build/ldk.py uses, so the test
+# profile reuses rust-lightning's compiled crates.
+target=$(realpath -m "${ROUTESIM_LDK_TARGET:-ldk/target}")
+step "cargo fmt, clippy and test (ldk/)"
+(cd ldk && cargo fmt --check \
+  && cargo clippy --release --locked -q --target-dir "$target" -- -D warnings \
+  && cargo test --release --locked -q --target-dir "$target")
+took
+# go/ldkref's tests run the bridge the harness builds (build/ldk.py).
+ROUTESIM_LDK_BRIDGE=$(python -c "from routesim_evolve.build.ldk import bridge_binary; print(bridge_binary())")
+export ROUTESIM_LDK_BRIDGE
 step "go vet"; (cd go && go vet ./...); took
 step "go test"; (cd go && go test ./...); took
 unset CGO_ENABLED GOFLAGS GOPROXY GOTOOLCHAIN GOWORK

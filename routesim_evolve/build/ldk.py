@@ -37,8 +37,11 @@ class LdkBuildError(RuntimeError):
 
 @functools.cache
 def cargo_binary() -> str:
-    """The cargo command: $ROUTESIM_CARGO, else `cargo` on PATH."""
-    found = os.environ.get("ROUTESIM_CARGO") or shutil.which("cargo")
+    """The cargo command: $ROUTESIM_CARGO, else `cargo` on PATH, else
+    rustup's ~/.cargo/bin/cargo (installed, but not on this shell's PATH)."""
+    rustup_cargo = Path.home() / ".cargo" / "bin" / "cargo"
+    found = (os.environ.get("ROUTESIM_CARGO") or shutil.which("cargo")
+             or (str(rustup_cargo) if rustup_cargo.is_file() else None))
     if not found:
         raise LdkBuildError(
             "no `cargo` on PATH: the ldk reference router is built with Rust's cargo "
