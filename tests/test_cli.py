@@ -17,12 +17,12 @@ def test_eval_prints_candidate_beside_lnd_and_writes_json(tiny_corpus: Path, tmp
     res = CliRunner().invoke(main, ["eval", "--corpus", str(tiny_corpus), "--split", "val",
                                     str(SEED_PATH), "--json", str(out)])
     assert res.exit_code == 0, res.output
-    for router in ("candidate_impl", "lnd-apriori", "lnd-bimodal", "oracle"):
+    for router in ("candidate_impl", "lnd-apriori", "lnd-bimodal", "ldk", "oracle"):
         assert f"| {router} |" in res.output
     assert "| base |" in res.output and "| attribution |" in res.output
     data = json.loads(out.read_text())
     assert {s["router"] for s in data["scores"]} == {
-        "candidate_impl", "lnd-apriori", "lnd-bimodal", "oracle"}
+        "candidate_impl", "lnd-apriori", "lnd-bimodal", "ldk", "oracle"}
     assert "headroom captured" in res.output
     assert all(0.0 <= s["score"] <= 1.0 for s in data["scores"])
     # Each scenario's terms sum to its score, and the distance table shows them.

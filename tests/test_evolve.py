@@ -47,7 +47,7 @@ def test_evolve_reports_and_resumes_without_repeating(tiny_corpus: Path, tmp_pat
         assert (run_dir / name).is_file(), name
     assert "package main" in summary.best_path.read_text()
     routers = {s.router for s in summary.test.scores}
-    assert routers == {"best", "seed", "lnd-apriori", "lnd-bimodal", "oracle"}
+    assert routers == {"best", "seed", "lnd-apriori", "lnd-bimodal", "ldk", "oracle"}
     assert "| best | lnd-apriori |" in (run_dir / "report.md").read_text()
     # Each pair runs once, but for the determinism check: every candidate
     # runs at least one of its pairs in each arena a second time (the first,

@@ -90,7 +90,8 @@ def test_evaluations_and_references_through_ray_equal_the_local_pool(
     tasks_before = executor.tasks
     for cache in (local, remote):
         ReferenceResults(cache).with_oracle().precompute(examples, workers=2)
-        assert cache.runs == 3 * len(examples)  # lnd-apriori, lnd-bimodal, oracle: once each
+        # lnd-apriori, lnd-bimodal, ldk, oracle: once each
+        assert cache.runs == 4 * len(examples)
     assert _cache_files(remote.root) == _cache_files(local.root)
 
     evals = {}
@@ -108,11 +109,12 @@ def test_evaluations_and_references_through_ray_equal_the_local_pool(
                     if p.endswith("determinism.verdict")} for k in cached}
     assert len(cached["ray"]) == len(examples) and cached["ray"] == cached["local"]
     assert len(verdicts["ray"]) == 1 and verdicts["ray"] == verdicts["local"]
-    # 3 reference runs per scenario, and the candidate twice per arena (the
+    # 4 reference runs per scenario, and the candidate twice per arena (the
     # determinism check): all on Ray.
-    assert executor.tasks - tasks_before == 3 * len(examples) + 2 * len(examples)
+    assert executor.tasks - tasks_before == 4 * len(examples) + 2 * len(examples)
     store = worker_root / "ray-worker"
-    assert len(list((store / "bin").iterdir())) == 2  # the candidate's and the reference's
+    # The candidate's binary, the reference binary and LDK's bridge.
+    assert len(list((store / "bin").iterdir())) == 3
     assert {p.name for p in (store / "scenarios").glob("*/*.json")} == {
         e.path.name for e in examples}
 

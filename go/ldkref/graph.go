@@ -12,9 +12,9 @@ import (
 )
 
 // graph is the gossip view as the bridge takes it: nodes in the view's
-// order, channels by id with node 1's policy first. It is read once, at the
-// run's first payment: LDK 0.2 does not apply the channel_updates failures
-// carry, so its graph changes afterwards only by what it removes itself.
+// order, channels by id with node 1's policy first. It is read whole once,
+// at the run's first payment; afterwards only the channels failures updated
+// are sent again (gossip), and LDK removes what it removes itself.
 func (r *Reference) graph(view routing.SimNetworkView) (*graphMsg, error) {
 	msg := &graphMsg{Op: "graph", NowS: view.Now().Unix()}
 	r.nodes = make(map[route.Vertex]int)

@@ -103,8 +103,8 @@ func (p *paymentRouter) ReportAttempt(_ uint64, rt *route.Route,
 	case result.Failure != nil:
 		msg.Outcome = "failed"
 		msg.Code = uint16(result.Failure.Code())
+		msg.HasUpdate = hasUpdateField(result.Failure)
 		if upd := updateOf(result.Failure); upd != nil {
-			msg.HasUpdate = true
 			p.ref.changed[upd.ShortChannelID.ToUint64()] = true
 		}
 		msg.SourceIdx = result.FailureSourceIdx
@@ -140,6 +140,19 @@ func sameRoute(a, b *route.Route) bool {
 		}
 	}
 	return true
+}
+
+// hasUpdateField is whether a failure's encoding carries a channel_update
+// field, as LDK's decoding checks it: lnwire writes one (of length 0 when
+// nil) for every failure with the UPDATE flag.
+func hasUpdateField(f lnwire.FailureMessage) bool {
+	switch f.(type) {
+	case *lnwire.FailTemporaryChannelFailure, *lnwire.FailAmountBelowMinimum,
+		*lnwire.FailFeeInsufficient, *lnwire.FailIncorrectCltvExpiry,
+		*lnwire.FailExpiryTooSoon, *lnwire.FailChannelDisabled:
+		return true
+	}
+	return false
 }
 
 // updateOf is the channel_update a failure message carries, or nil.

@@ -30,7 +30,9 @@ impl Nodes {
         let mut keys = Vec::with_capacity(ids.len());
         let mut index = HashMap::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
-            let bytes = decode_hex(id).ok_or_else(|| format!("nodes[{i}]: not hex: {id:?}"))?;
+            let bytes = decode_hex(id)
+                .filter(|b| b.len() == 33)
+                .ok_or_else(|| format!("nodes[{i}]: not 66 hex characters: {id:?}"))?;
             let key = PublicKey::from_slice(&bytes).unwrap_or_else(|_| derived_key(&secp, &bytes));
             if index.insert(NodeId::from_pubkey(&key), i).is_some() {
                 return Err(format!("nodes[{i}]: {id} is listed twice"));
@@ -188,13 +190,388 @@ fn channel_update(
     }
 }
 
-/// Bytes of a hex string, or None.
+/// Bytes of a hex string, or None (only the digits 0-9, a-f and A-F).
 pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
+    if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     (0..s.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::QUIET;
+
+    /// The hex id of the key of the secret [i; 32]: a real node id.
+    fn real_id(i: u8) -> (String, PublicKey) {
+        let secret = SecretKey::from_slice(&[i; 32]).unwrap();
+        let key = PublicKey::from_secret_key(&Secp256k1::signing_only(), &secret);
+        (hex(&key.serialize()), key)
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The first `n` synthetic ids of the form 02 || be256(i) that are
+    /// not on the curve, as a scenario's made-up node ids are.
+    fn synthetic_ids(n: usize) -> Vec<String> {
+        (1u32..)
+            .map(|i| format!("02{i:064x}"))
+            .filter(|id| PublicKey::from_slice(&decode_hex(id).unwrap()).is_err())
+            .take(n)
+            .collect()
+    }
+
+    /// Two synthetic ids in ascending order whose derived keys come in
+    /// the opposite order: the first is the simulator's node 1 and
+    /// LDK's node_two.
+    fn swapped_pair() -> (String, String) {
+        let ids = synthetic_ids(16);
+        let nodes = Nodes::new(&ids).unwrap();
+        for i in 0..ids.len() {
+            for j in i + 1..ids.len() {
+                assert!(ids[i] < ids[j]);
+                let (ki, kj) = (
+                    NodeId::from_pubkey(&nodes.keys[i]),
+                    NodeId::from_pubkey(&nodes.keys[j]),
+                );
+                if ki > kj {
+                    return (ids[i].clone(), ids[j].clone());
+                }
+            }
+        }
+        panic!("no pair of the first synthetic ids orders differently once re-keyed");
+    }
+
+    #[test]
+    fn nodes_keys() {
+        let (real, real_key) = real_id(1);
+        let synth = synthetic_ids(2);
+        let ids = vec![real.clone(), synth[0].clone(), synth[1].clone()];
+        let nodes = Nodes::new(&ids).unwrap();
+        assert_eq!(nodes.keys.len(), 3);
+        // A valid key is kept as it is.
+        assert_eq!(nodes.keys[0], real_key);
+        assert_eq!(hex(&nodes.keys[0].serialize()), real);
+        // An id off the curve gets a valid key of its own, not its bytes.
+        for (i, id) in synth.iter().enumerate() {
+            let key = nodes.keys[i + 1];
+            assert_ne!(hex(&key.serialize()), *id, "{id} kept as it is");
+            assert!(PublicKey::from_slice(&key.serialize()).is_ok());
+        }
+        assert_ne!(nodes.keys[1], nodes.keys[2]);
+        assert_ne!(nodes.keys[1], nodes.keys[0]);
+        // The same id always gets the same key.
+        let again = Nodes::new(&ids).unwrap();
+        assert_eq!(again.keys, nodes.keys);
+        // Both ways: index_of and key.
+        for (i, key) in nodes.keys.iter().enumerate() {
+            assert_eq!(nodes.index_of(key), i);
+            assert_eq!(nodes.key(i, "f").unwrap(), *key);
+        }
+        let err = nodes.key(3, "target").unwrap_err();
+        assert!(err.contains("target") && err.contains('3'), "{err}");
+    }
+
+    #[test]
+    fn nodes_refused() {
+        let (real, _) = real_id(2);
+        let synth = synthetic_ids(1).remove(0);
+        let cases: Vec<(&str, Vec<String>, &str)> = vec![
+            (
+                "real id twice",
+                vec![real.clone(), real.clone()],
+                "listed twice",
+            ),
+            (
+                "synthetic id twice",
+                vec![synth.clone(), real.clone(), synth.clone()],
+                "nodes[2]",
+            ),
+            ("not hex", vec![real.clone(), "zz".repeat(33)], "not 66 hex"),
+            ("odd length", vec![format!("{real}0")], "not 66 hex"),
+            (
+                "non-ascii",
+                vec![format!("0é0{}", "00".repeat(31))],
+                "not 66 hex",
+            ),
+            (
+                "a sign",
+                vec![format!("+2{}", "00".repeat(32))],
+                "not 66 hex",
+            ),
+            ("short", vec!["02ab".to_string()], "not 66 hex"),
+        ];
+        for (name, ids, want) in cases {
+            match Nodes::new(&ids) {
+                Ok(_) => panic!("{name}: accepted"),
+                Err(e) => assert!(e.contains(want), "{name}: {e:?} does not say {want:?}"),
+            }
+        }
+    }
+
+    fn policy(
+        fee_base_msat: u32,
+        fee_ppm: u32,
+        cltv_delta: u16,
+        htlc_max_msat: Option<u64>,
+        disabled: bool,
+    ) -> PolicyMsg {
+        PolicyMsg {
+            disabled,
+            cltv_delta,
+            htlc_min_msat: 1_000,
+            htlc_max_msat,
+            fee_base_msat,
+            fee_ppm,
+        }
+    }
+
+    fn channel(
+        scid: u64,
+        node1: usize,
+        node2: usize,
+        policies: [Option<PolicyMsg>; 2],
+    ) -> ChannelMsg {
+        ChannelMsg {
+            scid,
+            node1,
+            node2,
+            capacity_sat: 1_000_000,
+            policies,
+        }
+    }
+
+    /// Nodes 0 and 1 synthetic, in id order, with node 0's key the larger;
+    /// node 2 a real key.
+    fn test_nodes() -> (Vec<String>, Nodes) {
+        let (a, b) = swapped_pair();
+        let ids = vec![a, b, real_id(3).0];
+        let nodes = Nodes::new(&ids).unwrap();
+        (ids, nodes)
+    }
+
+    /// What the read-only graph holds for one direction.
+    type Seen = (u32, u32, u16, u64, u64, bool);
+
+    fn seen(info: &Option<lightning::routing::gossip::ChannelUpdateInfo>) -> Option<Seen> {
+        info.as_ref().map(|u| {
+            (
+                u.fees.base_msat,
+                u.fees.proportional_millionths,
+                u.cltv_expiry_delta,
+                u.htlc_minimum_msat,
+                u.htlc_maximum_msat,
+                u.enabled,
+            )
+        })
+    }
+
+    #[test]
+    fn network_graph_directions() {
+        let (ids, nodes) = test_nodes();
+        let (k0, k1, k2) = (
+            NodeId::from_pubkey(&nodes.keys[0]),
+            NodeId::from_pubkey(&nodes.keys[1]),
+            NodeId::from_pubkey(&nodes.keys[2]),
+        );
+        assert!(k0 > k1, "test_nodes: node 0's key must be the larger");
+        let msg = GraphMsg {
+            now_s: 1_767_225_600,
+            nodes: ids,
+            channels: vec![
+                // Simulator node 1 (node 0) is LDK's node_two.
+                channel(
+                    1,
+                    0,
+                    1,
+                    [
+                        Some(policy(1_000, 10, 40, Some(500_000_000), false)),
+                        Some(policy(2_000, 20, 80, None, true)),
+                    ],
+                ),
+                // Only node 1 announced; its htlc_max above the capacity.
+                channel(
+                    2,
+                    1,
+                    2,
+                    [
+                        Some(policy(3_000, 30, 144, Some(5_000_000_000), false)),
+                        None,
+                    ],
+                ),
+                // Only the second end announced.
+                channel(3, 0, 2, [None, Some(policy(4_000, 40, 18, None, false))]),
+                // Refused: a known scid (1 + 2 updates), a channel to
+                // itself (1 + 1 update).
+                channel(
+                    1,
+                    1,
+                    2,
+                    [
+                        Some(policy(9, 9, 9, None, false)),
+                        Some(policy(9, 9, 9, None, false)),
+                    ],
+                ),
+                channel(4, 2, 2, [Some(policy(9, 9, 9, None, false)), None]),
+            ],
+        };
+        let mut stamps = Stamps::new().unwrap();
+        let (graph, refused) = network_graph(&msg, &nodes, &mut stamps, &QUIET).unwrap();
+        assert_eq!(refused, 5);
+        let ro = graph.read_only();
+        assert_eq!(ro.channels().len(), 3);
+
+        let ch1 = ro.channel(1).expect("channel 1");
+        assert_eq!((ch1.node_one, ch1.node_two), (k1, k0));
+        assert_eq!(ch1.capacity_sats, Some(1_000_000));
+        // node_two (simulator node 1) announced the first policy.
+        assert_eq!(
+            seen(&ch1.two_to_one),
+            Some((1_000, 10, 40, 1_000, 500_000_000, true))
+        );
+        // The second end's: disabled, and no htlc_max means the capacity.
+        assert_eq!(
+            seen(&ch1.one_to_two),
+            Some((2_000, 20, 80, 1_000, 1_000_000_000, false))
+        );
+
+        let ch2 = ro.channel(2).expect("channel 2");
+        let (one, two) = if k1 < k2 { (k1, k2) } else { (k2, k1) };
+        assert_eq!((ch2.node_one, ch2.node_two), (one, two));
+        let (from1, from2) = if k1 < k2 {
+            (&ch2.one_to_two, &ch2.two_to_one)
+        } else {
+            (&ch2.two_to_one, &ch2.one_to_two)
+        };
+        assert_eq!(
+            seen(from1),
+            Some((3_000, 30, 144, 1_000, 1_000_000_000, true))
+        );
+        assert_eq!(seen(from2), None);
+
+        let ch3 = ro.channel(3).expect("channel 3");
+        let (from0, from2) = if k0 < k2 {
+            (&ch3.one_to_two, &ch3.two_to_one)
+        } else {
+            (&ch3.two_to_one, &ch3.one_to_two)
+        };
+        assert_eq!(seen(from0), None);
+        assert_eq!(
+            seen(from2),
+            Some((4_000, 40, 18, 1_000, 1_000_000_000, true))
+        );
+        assert!(ro.channel(4).is_none());
+    }
+
+    #[test]
+    fn network_graph_bad_node() {
+        let (ids, nodes) = test_nodes();
+        let msg = GraphMsg {
+            now_s: 0,
+            nodes: ids,
+            channels: vec![
+                channel(1, 0, 1, [None, None]),
+                channel(2, 1, 9, [None, None]),
+            ],
+        };
+        let mut stamps = Stamps::new().unwrap();
+        let err = network_graph(&msg, &nodes, &mut stamps, &QUIET)
+            .err()
+            .expect("accepted");
+        assert!(
+            err.contains("channels[1]") && err.contains("node2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn apply_gossip_replaces_policies() {
+        let (ids, nodes) = test_nodes();
+        let msg = GraphMsg {
+            now_s: 0,
+            nodes: ids,
+            channels: vec![channel(
+                1,
+                0,
+                1,
+                [
+                    Some(policy(1_000, 10, 40, None, false)),
+                    Some(policy(2_000, 20, 80, None, true)),
+                ],
+            )],
+        };
+        let mut stamps = Stamps::new().unwrap();
+        let (graph, refused) = network_graph(&msg, &nodes, &mut stamps, &QUIET).unwrap();
+        assert_eq!(refused, 0);
+        // Node 0 (LDK's node_two) raises its fee; node 1 enables its side.
+        for (round, base) in [(1, 5_000), (2, 7_000)] {
+            let update = vec![channel(
+                1,
+                0,
+                1,
+                [
+                    Some(policy(base, 50, 60, Some(300_000_000), false)),
+                    Some(policy(2_000, 20, 80, None, false)),
+                ],
+            )];
+            let refused = apply_gossip(&graph, &update, &nodes, &mut stamps).unwrap();
+            assert_eq!(refused, 0, "round {round}");
+            let ro = graph.read_only();
+            let ch = ro.channel(1).unwrap();
+            assert_eq!(
+                seen(&ch.two_to_one),
+                Some((base, 50, 60, 1_000, 300_000_000, true)),
+                "round {round}"
+            );
+            assert_eq!(
+                seen(&ch.one_to_two),
+                Some((2_000, 20, 80, 1_000, 1_000_000_000, true)),
+                "round {round}"
+            );
+        }
+        // Gossip for a channel the graph does not have is refused, update
+        // by update; one naming no node is an error.
+        let unknown = vec![channel(
+            77,
+            0,
+            2,
+            [
+                Some(policy(1, 1, 1, None, false)),
+                Some(policy(1, 1, 1, None, false)),
+            ],
+        )];
+        assert_eq!(
+            apply_gossip(&graph, &unknown, &nodes, &mut stamps).unwrap(),
+            2
+        );
+        let bad = vec![channel(1, 5, 1, [None, None])];
+        let err = apply_gossip(&graph, &bad, &nodes, &mut stamps).unwrap_err();
+        assert!(
+            err.contains("channels[0]") && err.contains("node1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn decode_hex_cases() {
+        let cases: Vec<(&str, Option<Vec<u8>>)> = vec![
+            ("", Some(vec![])),
+            ("00ff", Some(vec![0, 255])),
+            ("AbCd", Some(vec![0xab, 0xcd])),
+            ("abc", None),
+            ("zz", None),
+            ("0g", None),
+            ("0é0", None),
+            ("é1", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(decode_hex(input), want, "{input:?}");
+        }
+    }
 }

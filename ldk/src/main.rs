@@ -362,3 +362,354 @@ fn main() {
         std::process::exit(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lightning::bitcoin::secp256k1::{PublicKey, Secp256k1, SecretKey};
+    use serde_json::{json, Value};
+
+    const NOW_S: u64 = 1_767_225_600;
+    const HEIGHT: u64 = 800_000;
+    const CLTV_LIMIT: u64 = HEIGHT + 2_016;
+    const FINAL_CLTV: u64 = 40;
+
+    /// Plays the requests through serve and returns its answers, one per
+    /// request.
+    fn run(requests: &[Value]) -> Vec<Value> {
+        let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+        let mut output = Vec::new();
+        serve(input.as_bytes(), &mut output).unwrap();
+        let replies: Vec<Value> = String::from_utf8(output)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(replies.len(), requests.len(), "one answer a request");
+        replies
+    }
+
+    fn real_id(i: u8) -> String {
+        let secret = SecretKey::from_slice(&[i; 32]).unwrap();
+        let key = PublicKey::from_secret_key(&Secp256k1::signing_only(), &secret);
+        key.serialize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// A made-up id off the curve, which the bridge re-keys.
+    fn synthetic_id() -> String {
+        (1u32..)
+            .map(|i| format!("03{i:064x}"))
+            .find(|id| PublicKey::from_slice(&graph::decode_hex(id).unwrap()).is_err())
+            .unwrap()
+    }
+
+    fn policy(base: u32, ppm: u32, cltv: u16, disabled: bool) -> Value {
+        json!({"disabled": disabled, "cltv_delta": cltv, "htlc_min_msat": 1000,
+               "htlc_max_msat": null, "fee_base_msat": base, "fee_ppm": ppm})
+    }
+
+    fn channel(scid: u64, node1: usize, node2: usize, p1: Value, p2: Value) -> Value {
+        json!({"scid": scid, "node1": node1, "node2": node2, "capacity_sat": 1_000_000,
+               "policies": [p1, p2]})
+    }
+
+    /// Sender 0 pays 3 over 0-1-3 (node 1 charges 1000 msat + 100 ppm and
+    /// 40 blocks toward 3) or 0-2-3, whose 2->3 side is cheaper but
+    /// disabled.
+    fn graph_request() -> Value {
+        json!({"op": "graph", "now_s": NOW_S,
+        "nodes": [real_id(1), synthetic_id(), real_id(2), real_id(3)],
+        "channels": [
+            channel(1, 0, 1, policy(0, 0, 40, false), policy(0, 0, 40, false)),
+            channel(2, 1, 3, policy(1_000, 100, 40, false), policy(5, 5, 40, false)),
+            channel(3, 0, 2, policy(0, 0, 40, false), policy(0, 0, 40, false)),
+            channel(4, 3, 2, policy(5, 5, 40, false), policy(0, 0, 10, true)),
+        ]})
+    }
+
+    fn pay_request(amount_msat: u64) -> Value {
+        json!({"op": "pay", "now_s": NOW_S + 10, "height": HEIGHT, "source": 0, "target": 3,
+        "amount_msat": amount_msat, "fee_limit_msat": 1_000_000, "max_parts": 16,
+        "cltv_limit": CLTV_LIMIT, "final_cltv": FINAL_CLTV, "mpp": true,
+        "seed": "11".repeat(32),
+        "first_hops": [
+            {"scid": 1, "peer": 1, "capacity_sat": 1_000_000, "outbound_msat": 500_000_000u64},
+            {"scid": 3, "peer": 2, "capacity_sat": 1_000_000, "outbound_msat": 500_000_000u64},
+        ]})
+    }
+
+    fn route_request(amount_msat: u64, new_round: bool) -> Value {
+        json!({"op": "route", "amount_msat": amount_msat, "new_round": new_round})
+    }
+
+    fn result_request(id: u64, outcome: &str, code: u16, source_idx: i64) -> Value {
+        json!({"op": "result", "id": id, "now_s": NOW_S + 12, "outcome": outcome, "code": code,
+            "has_update": false, "source_idx": source_idx})
+    }
+
+    fn error_of(reply: &Value) -> &str {
+        reply["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error in {reply}"))
+    }
+
+    /// graph, pay, route: LDK's path goes over the enabled side, with the
+    /// fee and delta node 1 announced, and delivers the amount within the
+    /// cltv limit; the payment then settles and ends.
+    #[test]
+    fn serve_routes_by_the_policies() {
+        const AMOUNT: u64 = 10_000_000;
+        let replies = run(&[
+            graph_request(),
+            pay_request(AMOUNT),
+            route_request(AMOUNT, true),
+            route_request(AMOUNT, false),
+            result_request(0, "settled", 0, -1),
+            json!({"op": "end", "now_s": NOW_S + 12, "success": true}),
+        ]);
+        assert_eq!(replies[0], json!({"refused": 0}));
+        assert_eq!(replies[1], json!({}));
+        let path = &replies[2]["path"];
+        assert_eq!(path["id"], 0, "{}", replies[2]);
+        let hops = path["hops"].as_array().unwrap();
+        assert_eq!(hops.len(), 2, "{path}");
+        let fee = 1_000 + AMOUNT * 100 / 1_000_000;
+        assert_eq!(
+            hops[0],
+            json!({"scid": 1, "node": 1, "fee_msat": fee, "cltv_delta": 40})
+        );
+        assert_eq!(
+            (&hops[1]["scid"], &hops[1]["node"], &hops[1]["fee_msat"]),
+            (&json!(2), &json!(3), &json!(AMOUNT))
+        );
+        // The final delta with LDK's shadow offset, within the limit
+        // from the next block.
+        let final_delta = hops[1]["cltv_delta"].as_u64().unwrap();
+        assert!(final_delta >= FINAL_CLTV, "{path}");
+        assert!(HEIGHT + 1 + 40 + final_delta <= CLTV_LIMIT, "{path}");
+        // The round's route was one path.
+        assert!(
+            replies[3]["no_route"]
+                .as_str()
+                .unwrap()
+                .contains("all sent"),
+            "{}",
+            replies[3]
+        );
+        assert_eq!(replies[4], json!({}));
+        assert_eq!(replies[5], json!({}));
+    }
+
+    /// Requests out of order or malformed get an error and the bridge
+    /// answers the next ones.
+    #[test]
+    fn serve_errors() {
+        let cases: Vec<(&str, Vec<Value>, &str)> = vec![
+            (
+                "route before the graph",
+                vec![route_request(1_000, true)],
+                "the graph comes first",
+            ),
+            (
+                "pay before the graph",
+                vec![pay_request(1_000)],
+                "the graph comes first",
+            ),
+            (
+                "unknown op",
+                vec![graph_request(), json!({"op": "fly"})],
+                "bad request",
+            ),
+            ("no op", vec![json!({"amount_msat": 1})], "bad request"),
+            (
+                "unknown field",
+                vec![
+                    graph_request(),
+                    json!({"op": "route", "amount_msat": 1,
+                "new_round": true, "extra": 1}),
+                ],
+                "bad request",
+            ),
+            (
+                "route without a payment",
+                vec![graph_request(), route_request(1_000, true)],
+                "no payment",
+            ),
+            (
+                "result without a payment",
+                vec![graph_request(), result_request(0, "failed", 0, -1)],
+                "no payment",
+            ),
+            (
+                "result for an unknown id",
+                vec![
+                    graph_request(),
+                    pay_request(1_000_000),
+                    route_request(1_000_000, true),
+                    result_request(42, "failed", 0x1007, 1),
+                ],
+                "not in flight",
+            ),
+            (
+                "result for a path not yet handed out",
+                vec![
+                    graph_request(),
+                    pay_request(1_000_000),
+                    result_request(0, "settled", 0, -1),
+                ],
+                "not in flight",
+            ),
+            (
+                "unknown outcome",
+                vec![
+                    graph_request(),
+                    pay_request(1_000_000),
+                    route_request(1_000_000, true),
+                    result_request(0, "lost", 0, -1),
+                ],
+                "unknown outcome",
+            ),
+            (
+                "unknown target",
+                vec![
+                    graph_request(),
+                    json!({"op": "pay", "now_s": NOW_S,
+                "height": HEIGHT, "source": 0, "target": 9, "amount_msat": 1000, "fee_limit_msat": 10,
+                "max_parts": 1, "cltv_limit": CLTV_LIMIT, "final_cltv": 40, "mpp": false,
+                "seed": "00".repeat(32), "first_hops": []}),
+                ],
+                "target",
+            ),
+            (
+                "bad seed",
+                vec![
+                    graph_request(),
+                    json!({"op": "pay", "now_s": NOW_S,
+                "height": HEIGHT, "source": 0, "target": 3, "amount_msat": 1000, "fee_limit_msat": 10,
+                "max_parts": 1, "cltv_limit": CLTV_LIMIT, "final_cltv": 40, "mpp": false,
+                "seed": "00", "first_hops": []}),
+                ],
+                "seed",
+            ),
+            (
+                "cltv limit not above the height",
+                vec![
+                    graph_request(),
+                    json!({"op": "pay",
+                "now_s": NOW_S, "height": HEIGHT, "source": 0, "target": 3, "amount_msat": 1000,
+                "fee_limit_msat": 10, "max_parts": 1, "cltv_limit": HEIGHT, "final_cltv": 40,
+                "mpp": false, "seed": "00".repeat(32), "first_hops": []}),
+                ],
+                "cltv_limit",
+            ),
+            (
+                "end without a payment",
+                vec![
+                    graph_request(),
+                    json!({"op": "end", "now_s": NOW_S, "success": false}),
+                ],
+                "no payment",
+            ),
+            (
+                "not json",
+                vec![graph_request(), json!("route")],
+                "bad request",
+            ),
+        ];
+        for (name, mut requests, want) in cases {
+            // After the error, the bridge still answers.
+            requests.push(json!({"op": "gossip", "channels": []}));
+            let replies = run(&requests);
+            let n = replies.len();
+            let err = error_of(&replies[n - 2]);
+            assert!(err.contains(want), "{name}: {err:?} does not say {want:?}");
+            for (i, r) in replies[..n - 2].iter().enumerate() {
+                assert!(r.get("error").is_none(), "{name}: request {i}: {r}");
+            }
+            let graph_first = requests[0]["op"] == "graph";
+            if graph_first {
+                assert_eq!(replies[n - 1], json!({"refused": 0}), "{name}");
+            } else {
+                assert!(
+                    error_of(&replies[n - 1]).contains("the graph comes first"),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    /// The recipient's incorrect_or_unknown_payment_details ends the
+    /// payment for LDK: no route after it, whatever is asked.
+    #[test]
+    fn serve_recipient_refusal_ends_the_payment() {
+        const AMOUNT: u64 = 10_000_000;
+        let first = run(&[
+            graph_request(),
+            pay_request(AMOUNT),
+            route_request(AMOUNT, true),
+        ]);
+        let hops = first[2]["path"]["hops"].as_array().unwrap().len() as i64;
+        let replies = run(&[
+            graph_request(),
+            pay_request(AMOUNT),
+            route_request(AMOUNT, true),
+            result_request(0, "failed", 0x400f, hops),
+            route_request(AMOUNT, true),
+            route_request(AMOUNT, false),
+            json!({"op": "end", "now_s": NOW_S + 20, "success": false}),
+        ]);
+        assert!(replies[2]["path"].is_object(), "{}", replies[2]);
+        assert_eq!(replies[3], json!({}));
+        for r in &replies[4..6] {
+            let why = r["no_route"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no no_route in {r}"));
+            assert!(why.contains("failed for good"), "{why}");
+        }
+        assert_eq!(replies[6], json!({}));
+    }
+
+    /// A temporary channel failure from node 1 on the 1->3 channel is
+    /// retried without it: over the other side, which is disabled, so
+    /// LDK finds no route; once gossip enables that side, the next
+    /// payment goes over it.
+    #[test]
+    fn serve_retries_without_the_blamed_channel() {
+        const AMOUNT: u64 = 10_000_000;
+        let enable = json!({"op": "gossip", "channels": [
+            channel(4, 3, 2, policy(5, 5, 40, false), policy(0, 0, 10, false))]});
+        let replies = run(&[
+            graph_request(),
+            pay_request(AMOUNT),
+            route_request(AMOUNT, true),
+            json!({"op": "result", "id": 0, "now_s": NOW_S + 12, "outcome": "failed",
+                   "code": 0x1007, "has_update": true, "source_idx": 1}),
+            route_request(AMOUNT, true),
+            json!({"op": "end", "now_s": NOW_S + 14, "success": false}),
+            enable,
+            pay_request(AMOUNT),
+            route_request(AMOUNT, true),
+        ]);
+        assert_eq!(replies[2]["path"]["hops"][1]["scid"], 2, "{}", replies[2]);
+        assert_eq!(replies[3], json!({}));
+        assert!(
+            replies[4]["no_route"]
+                .as_str()
+                .unwrap()
+                .starts_with("LDK: "),
+            "{}",
+            replies[4]
+        );
+        assert_eq!(replies[6], json!({"refused": 0}));
+        let hops = &replies[8]["path"]["hops"];
+        assert_eq!(
+            (&hops[0]["scid"], &hops[0]["node"]),
+            (&json!(3), &json!(2)),
+            "{}",
+            replies[8]
+        );
+        assert_eq!(hops[0]["fee_msat"], 0);
+        assert_eq!(hops[0]["cltv_delta"], 10);
+        assert_eq!((&hops[1]["scid"], &hops[1]["node"]), (&json!(4), &json!(3)));
+    }
+}
