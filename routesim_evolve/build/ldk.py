@@ -6,9 +6,9 @@ key of its sources, its Cargo.lock and the Rust toolchain, so that editing
 the bridge builds it again, and the reference results it made are keyed by
 the same content. Cargo's own build folder is ldk/target (or
 $ROUTESIM_LDK_TARGET): one per checkout, shared by every cache folder, so a
-new cache folder costs a copy, not a compile of rust-lightning. The crates come from crates.io at the versions Cargo.lock
-pins (`--locked`); `scripts/install.sh` fetches them, and later builds need
-no network.
+new cache folder costs a copy, not a compile of rust-lightning. The crates
+come from crates.io at the versions Cargo.lock pins (`--locked`);
+`scripts/install.sh` fetches them, and later builds need no network.
 """
 
 from __future__ import annotations
@@ -50,6 +50,21 @@ def cargo_binary() -> str:
     return found
 
 
+def cargo_env() -> dict[str, str]:
+    """The environment of cargo: the caller's, with rustup's homes pinned
+    when cargo is rustup's proxy in some <home>/.cargo/bin, so that a run
+    under another HOME (an agent's jail, a test) still finds the toolchain
+    and the fetched crates."""
+    env = dict(os.environ)
+    bin_dir = Path(cargo_binary()).resolve().parent
+    if bin_dir.name == "bin" and bin_dir.parent.name == ".cargo":
+        home = bin_dir.parent.parent
+        if (home / ".rustup").is_dir():
+            env.setdefault("RUSTUP_HOME", str(home / ".rustup"))
+        env.setdefault("CARGO_HOME", str(home / ".cargo"))
+    return env
+
+
 def bridge_sources(ldk_dir: Path = LDK_DIR) -> list[Path]:
     """What the bridge is built from: its manifest, lock file and sources."""
     sources = [ldk_dir / "Cargo.toml", ldk_dir / "Cargo.lock"]
@@ -67,7 +82,7 @@ def bridge_key(ldk_dir: Path = LDK_DIR) -> str:
 @functools.cache
 def _toolchain_version() -> str:
     proc = subprocess.run([cargo_binary(), "--version"], capture_output=True, text=True,
-                          timeout=60, check=False)
+                          timeout=60, check=False, env=cargo_env())
     return proc.stdout.strip()
 
 
@@ -86,7 +101,7 @@ def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
                str(ldk_dir / "Cargo.toml"), "--target-dir", str(target)]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
-                                  check=False)
+                                  check=False, env=cargo_env())
         except subprocess.TimeoutExpired as exc:
             raise LdkBuildError(
                 f"building the LDK bridge took over {BUILD_TIMEOUT_S:.0f} s") from exc
