@@ -4,14 +4,15 @@ Generates N scenarios per arena from the real 2021 mainnet graph in
 ../shared/data (8,827 nodes, 37,454 channels) into a temporary folder (never
 the repo), then runs the project's own compare (score/compare.py, as
 `python -m routesim_evolve compare` runs it) of the seed and the four
-champions beside lnd-apriori, lnd-bimodal and the oracle: 8 routers. It
+champions beside lnd-apriori, lnd-bimodal, ldk and the oracle: 9 routers. It
 prints, per router, its time per payment in the router (the results'
 router_ns) and in the simulator (sim_ns), and for the whole compare the wall
 time split into generating the corpus, building the binaries (lnd's
 reference binary and each candidate), the references' runs and the
 candidates' runs; what is neither router nor simulator inside those runs
 (process start, loading and parsing the graph, the determinism double runs,
-scoring) is the rest. Then the two goals of issue 31:
+scoring) is the rest. Then the compare's sanity check, and the two goals of
+issue 31:
 
 1. every reference router's time per payment within 2x of the fastest
    champion's;
@@ -36,11 +37,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from routesim_evolve.build.cache import default_cache
+from routesim_evolve.build.ldk import bridge_binary
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.evolve.seed import load_seed
+from routesim_evolve.report.heldout import render_sanity
 from routesim_evolve.score.compare import compare_routers
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
-from routesim_evolve.simulate.reference import LND_ROUTERS, ORACLE, ReferenceCache
+from routesim_evolve.simulate.reference import LDK, ORACLE, PRODUCTION_ROUTERS, ReferenceCache
 from routesim_evolve.simulate.result import Result
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
 
@@ -69,10 +72,12 @@ def candidates() -> dict[str, str]:
 
 
 def build_all(sources: dict[str, str]) -> float:
-    """Build lnd's reference binary and every candidate (cached ones in no time)."""
+    """Build lnd's reference binary, LDK's bridge and every candidate (cached
+    ones in no time)."""
     started = time.monotonic()
     cache = default_cache()
     cache.build_module()
+    bridge_binary()
     for name, source in sources.items():
         if not cache.build(source).ok:
             sys.exit(f"{name} does not build")
@@ -100,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         evaluator = Evaluator(references, cache_dir=Path(tmp) / "evals",
                               limits=DEFAULT_LIMITS.but(timeout_s=1800))
         started = time.monotonic()
-        compare_routers(
+        comparison = compare_routers(
             sources, examples, evaluator, references, workers=args.workers,
             on_progress=lambda m: marks.append((time.monotonic(), m)))
         ended = time.monotonic()
@@ -108,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # check): every router runs each scenario once more, alone, timed.
         results = timed_runs(sources, examples, Path(tmp) / "timed")
     _report(args, examples, results, phases, marks, started, ended)
+    print("\n" + render_sanity(comparison))
     return 0
 
 
@@ -115,16 +121,17 @@ def timed_runs(sources: dict[str, str], examples, out: Path) -> list[tuple[str, 
     """(router, wall seconds, result) of a timed run of every router on
     every scenario, one at a time."""
     cache = default_cache()
-    binaries = {r: (cache.build_module().binary, r) for r in (*LND_ROUTERS, ORACLE)}
+    binaries = {r: (cache.build_module().binary, r) for r in (*PRODUCTION_ROUTERS, ORACLE)}
     binaries |= {name: (cache.build(src).binary, "candidate") for name, src in sources.items()}
     out.mkdir(parents=True)
     runs = []
     for name, (binary, router) in binaries.items():
+        bridge = ["--ldk-bridge", str(bridge_binary())] if router == LDK else []
         for ex in examples:
             path = out / f"{name}-{ex.name}.json"
             started = time.monotonic()
-            subprocess.run([str(binary), "--router", router, "--out", str(path), str(ex.path)],
-                           check=True, capture_output=True, timeout=3600)
+            subprocess.run([str(binary), "--router", router, *bridge, "--out", str(path),
+                            str(ex.path)], check=True, capture_output=True, timeout=3600)
             runs.append((name, time.monotonic() - started,
                          Result.model_validate_json(path.read_bytes())))
     return runs
@@ -140,7 +147,8 @@ def _report(args, examples, results: list[tuple[str, float, Result]], phases, ma
     total = sum(phases.values())
     payments = sum(len(r.payments) for name, _, r in results if name == ORACLE)
     print(f"{len(examples)} scenarios ({args.arenas}, {args.payments} payments each) on "
-          f"{REAL_GRAPH.name}, 8 routers, {args.workers} workers: {total:.0f} s in all")
+          f"{REAL_GRAPH.name}, {len({r for r, _, _ in results})} routers, {args.workers} "
+          f"workers: {total:.0f} s in all")
     print("\n| phase | s | share |\n|---|---:|---:|")
     for phase, s in phases.items():
         print(f"| {phase} | {s:.1f} | {s / total:.0%} |")
@@ -161,9 +169,9 @@ def _report(args, examples, results: list[tuple[str, float, Result]], phases, ma
         print(f"| {router} | {router_ms / max(n, 1):.2f} | {sim_ms / max(n, 1):.2f} | "
               f"{rest:.0f} |")
     per_payment = {r: row[0] / max(row[3], 1) for r, row in per_router.items()}
-    champions = [r for r in per_router if r not in (*LND_ROUTERS, ORACLE, "seed")]
+    champions = [r for r in per_router if r not in (*PRODUCTION_ROUTERS, ORACLE, "seed")]
     fastest = min(champions, key=per_payment.__getitem__)
-    slowest = max((*LND_ROUTERS, ORACLE), key=per_payment.__getitem__)
+    slowest = max((*PRODUCTION_ROUTERS, ORACLE), key=per_payment.__getitem__)
     ratio = per_payment[slowest] / per_payment[fastest]
     print(f"\nGoal 1, reference routers within {GOAL_RATIO:.0f}x of the fastest champion per "
           f"payment: the slowest, {slowest}, is {ratio:.2f}x {fastest}'s -> "

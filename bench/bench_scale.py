@@ -2,9 +2,11 @@
 
 Generates a one-scenario corpus (base arena, 1,000 payments) from the 2021
 graph in ../shared/data into a temporary folder (never the repo), then plays
-it through the seed router, each champion, lnd-apriori, lnd-bimodal and the
-oracle, and prints for each: wall time, router time per payment, payments
-delivered and peak RSS. Exits with a message where the data is absent.
+it through the seed router, each champion, lnd-apriori, lnd-bimodal, ldk
+(LDK's router in its bridge process: its time per payment includes the
+pipe) and the oracle, and prints for each: wall time, router time per
+payment, payments delivered and peak RSS (of the run's largest process).
+Exits with a message where the data is absent.
 
 Amounts are small (1,000 to 20,000 sat by default): at the corpus's usual
 sizes one sender drains its own channels within a few dozen payments, and
@@ -25,11 +27,13 @@ import time
 from pathlib import Path
 
 from routesim_evolve.build.cache import default_cache
+from routesim_evolve.build.ldk import bridge_binary
 from routesim_evolve.evolve.seed import load_seed
+from routesim_evolve.simulate.reference import LDK, ORACLE, PRODUCTION_ROUTERS
 
 REPO = Path(__file__).resolve().parents[1]
 REAL_GRAPH = REPO.parent / "shared" / "data" / "ln-listchannels-2021-04-16.json.gz"
-REFERENCES = ("lnd-apriori", "lnd-bimodal", "oracle")
+REFERENCES = (*PRODUCTION_ROUTERS, ORACLE)
 
 
 def make_scenario(workdir: Path, payments: int, arena: str, amounts: str) -> Path:
@@ -45,8 +49,10 @@ def make_scenario(workdir: Path, payments: int, arena: str, amounts: str) -> Pat
 
 def play(binary: Path, router: str, scenario: Path, out: Path) -> dict[str, float]:
     """One run; its wall time, totals and peak RSS (of this child only)."""
+    bridge = ["--ldk-bridge", str(bridge_binary())] if router == LDK else []
     started = time.perf_counter()
-    proc = subprocess.Popen([str(binary), "--router", router, "--out", str(out), str(scenario)])
+    proc = subprocess.Popen([str(binary), "--router", router, *bridge, "--out", str(out),
+                             str(scenario)])
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:

@@ -48,7 +48,7 @@ def eval_script(spool: Path) -> str:
     return (
         "#!/bin/sh\n"
         "# Score a candidate (default ./candidate_impl.go) on this iteration's scenarios,\n"
-        "# as the run scores it, beside lnd-apriori and lnd-bimodal.\n"
+        "# as the run scores it, beside lnd-apriori, lnd-bimodal and ldk.\n"
         f'exec {shlex.join(client)} "${{1:-candidate_impl.go}}"\n'
     )
 

@@ -3,9 +3,10 @@
 An agent may score its edit before it hands it in. It runs
 `eval_minibatch.sh`, which drops the file into a spool folder and prints
 the answer this server, in the harness, writes back beside it: per
-scenario of the iteration's minibatch, the score and status beside lnd's
-and the full feedback (a build or rule failure with its reason, never a
-bare 0). A folder, not a socket: codex's own sandbox forbids `connect`.
+scenario of the iteration's minibatch, the score and status beside the
+production routers' (lnd's and LDK's) and the full feedback (a build or
+rule failure with its reason, never a bare 0). A folder, not a socket:
+codex's own sandbox forbids `connect`.
 
 Nothing the agent could write is trusted on the way. The script, its
 client and the spool folder are the agent's to change: all it can do is
@@ -14,7 +15,7 @@ takes only a regular file, reads at most `MAX_REQUEST_BYTES`, refuses bytes
 that are not Go source text, and writes its answer to a new file it
 creates itself (never through a name the agent made). It scores the file as
 it scores any candidate: the trusted build and sandbox, the run's own hidden
-worlds and lnd's results, none of which the agent can read. Its evaluations
+worlds and the references' results, none of which the agent can read. Its evaluations
 are kept in the run's `agent-evals/` folder, apart from the search's, and
 each is logged to the run's log. One request at a time, at most
 `MAX_REQUESTS` per proposal, bounds what an agent can spend.
@@ -102,14 +103,15 @@ class MinibatchEvaluations:
 
     def _section(self, ev: Evaluation) -> str:
         example = self._train[ev.scenario]
-        lnd = ", ".join(f"{name} {score_result(r).score:.3f}"
-                        for name, r in self._references.results(example).items())
+        references = ", ".join(f"{name} {score_result(r).score:.3f}"
+                               for name, r in self._references.results(example).items())
         if ev.status == "ok":
             log.info("agent eval: %s scored %.4f", ev.scenario, ev.score)
         else:
             head = " ".join(ev.feedback.split())[:400]
             log.warning("agent eval: %s: %s: %s", ev.scenario, ev.status, head)
-        return (f"## {ev.scenario} ({ev.arena}): score {ev.score:.3f} [{ev.status}]; {lnd}\n"
+        return (f"## {ev.scenario} ({ev.arena}): score {ev.score:.3f} [{ev.status}]; "
+                f"{references}\n"
                 f"{ev.feedback.strip()}\n\n")
 
 

@@ -19,7 +19,7 @@ from routesim_evolve.score.stats import PairedComparison
 DPI = 100
 #: The routers every page shows, each in its own colour on every page.
 FIXED_COLOURS = {"best": "#1f77b4", "seed": "#ff7f0e", "lnd-apriori": "#2ca02c",
-                 "lnd-bimodal": "#d62728", "oracle": "#7f7f7f"}
+                 "lnd-bimodal": "#d62728", "ldk": "#843c39", "oracle": "#7f7f7f"}
 #: Colours for the other routers (candidates by name), picked by the name.
 PALETTE = ("#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939",
            "#8c6d31")
