@@ -108,6 +108,7 @@ def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
         if proc.returncode != 0:
             raise LdkBuildError(f"building the LDK bridge failed ({' '.join(cmd)}):\n"
                                 f"{proc.stderr[-4000:]}")
+        binary.parent.mkdir(parents=True, exist_ok=True)
         tmp = binary.with_name(f".{binary.name}.tmp")
         shutil.copy2(target / "release" / BRIDGE_NAME, tmp)
         tmp.replace(binary)
