@@ -144,7 +144,7 @@ def _evaluate_all(
 
 
 def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:
-    return _row(name, ex, ev.status, ev.axes, ev.result)
+    return _row(name, ex, ev.status, ev.axes, ev.result, why=ev.feedback)
 
 
 def _reference_score(router: str, ex: ScenarioExample, references: ReferenceResults) -> RouterScore:
@@ -157,9 +157,11 @@ def result_score(router: str, ex: ScenarioExample, res: Result) -> RouterScore:
 
 
 def _row(
-    router: str, ex: ScenarioExample, status: str, axes: ScoreAxes, res: Result | None
+    router: str, ex: ScenarioExample, status: str, axes: ScoreAxes, res: Result | None,
+    why: str = "",
 ) -> RouterScore:
-    """One router's line on one scenario; a run without a result shows 0s."""
+    """One router's line on one scenario; a run without a result shows 0s,
+    and its status with the first words of `why` (the feedback) as reason."""
     return RouterScore(
         router=router,
         scenario=ex.name,
@@ -170,7 +172,7 @@ def _row(
         attempts_per_payment=res.totals.attempts_per_payment if res else 0.0,
         fee_ppm=res.totals.fee_ppm if res else 0.0,
         delivered=res.totals.succeeded if res else 0,
-        reason=failure_reason(res) if res else status,
+        reason=failure_reason(res) if res else _no_result_reason(status, why),
         feasible=res.totals.feasible if res else None,
         beyond_bound=sum(p.success and not p.feasible for p in res.payments) if res else 0,
         below_cheapest=sum(p.below_cheapest_plan for p in res.payments) if res else 0,
@@ -195,6 +197,11 @@ def delivered_costs(res: Result) -> dict[str, float]:
             for p in delivered
         ) / n,
     }
+
+
+def _no_result_reason(status: str, why: str) -> str:
+    """A run without a result: its status, and the first words of why."""
+    return status + (f": {clip_line(' '.join(why.split()), 160)}" if why.strip() else "")
 
 
 def failure_reason(res: Result) -> str:
