@@ -324,7 +324,9 @@ fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
 fn handle(bridge: &mut Option<Bridge>, line: &str) -> Result<Reply, String> {
     let request: Request = serde_json::from_str(line).map_err(|e| format!("bad request: {e}"))?;
     if let Request::Graph(msg) = request {
+        let (nodes, channels) = (msg.nodes.len(), msg.channels.len());
         let (b, refused) = Bridge::new(msg)?;
+        trace(|| format!("graph: {nodes} nodes, {channels} channels, {refused} messages refused"));
         *bridge = Some(b);
         return Ok(Reply {
             refused: Some(refused),
