@@ -1,4 +1,4 @@
-"""The README's reference table: lnd-apriori, lnd-bimodal and the seed router
+"""The README's reference table: lnd-apriori, lnd-bimodal, ldk, the oracle and the seed
 on the bundled corpus's held-out test split, per arena.
 
     python scripts/reference_table.py            # print the table
