@@ -48,6 +48,23 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o644) -> None:
         raise
 
 
+def make_once(path: Path, locks: Path, make: Callable[[Path], None]) -> Path:
+    """`path`, made the first time anyone asks: `make(tmp)` writes it to a
+    temporary name beside it, renamed into place when done, under a lock in
+    `locks` so that concurrent callers (threads or processes) wait for the
+    one making it. An exception of `make` leaves nothing at `path`."""
+    if path.is_file():
+        return path
+    with file_lock(locks / f"{path.name}.lock"):
+        if path.is_file():
+            return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        make(tmp)
+        tmp.replace(path)
+    return path
+
+
 def evict_oldest(
     files: list[Path], bound_bytes: int, remove: Callable[[Path], None]
 ) -> None:

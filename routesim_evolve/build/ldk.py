@@ -21,7 +21,7 @@ import subprocess
 from pathlib import Path
 
 from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.fsutil import file_lock
+from routesim_evolve.fsutil import make_once
 from routesim_evolve.layout import LDK_DIR
 
 #: The bridge's binary, as Cargo.toml names it.
@@ -91,12 +91,9 @@ def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
     Raises LdkBuildError with cargo's message when it does not build."""
     root = root or cache_root()
     binary = root / "ldk" / f"{BRIDGE_NAME}-{bridge_key(ldk_dir)}"
-    if binary.is_file():
-        return binary
-    with file_lock(root / "locks" / f"{binary.name}.lock"):
-        if binary.is_file():
-            return binary
-        target = Path(os.environ.get("ROUTESIM_LDK_TARGET") or ldk_dir / "target")
+    target = Path(os.environ.get("ROUTESIM_LDK_TARGET") or ldk_dir / "target")
+
+    def build(tmp: Path) -> None:
         cmd = [cargo_binary(), "build", "--release", "--locked", "--manifest-path",
                str(ldk_dir / "Cargo.toml"), "--target-dir", str(target)]
         try:
@@ -108,8 +105,6 @@ def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
         if proc.returncode != 0:
             raise LdkBuildError(f"building the LDK bridge failed ({' '.join(cmd)}):\n"
                                 f"{proc.stderr[-4000:]}")
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        tmp = binary.with_name(f".{binary.name}.tmp")
         shutil.copy2(target / "release" / BRIDGE_NAME, tmp)
-        tmp.replace(binary)
-    return binary
+
+    return make_once(binary, root / "locks", build)

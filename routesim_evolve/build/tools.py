@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 import routesim_evolve.build.gomodule as gomodule
-from routesim_evolve.fsutil import file_lock
+from routesim_evolve.fsutil import make_once
 
 
 class GoTool(BaseModel):
@@ -44,17 +44,13 @@ def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = No
     go_dir = go_dir or gomodule.go_module_dir()
     root = root or gomodule.cache_root()
     binary = root / "tools" / f"{tool.name}-{tool_key(tool, go_dir)}"
-    if binary.is_file():
-        return binary
-    with file_lock(root / "locks" / f"{binary.name}.lock"):
-        if binary.is_file():
-            return binary
-        tmp = binary.with_name(f".{binary.name}.tmp")
+
+    def build(tmp: Path) -> None:
         cmd = [gomodule.go_binary(), "build", "-trimpath", "-o", str(tmp), "./" + str(tool.main)]
         proc = subprocess.run(
             cmd, cwd=go_dir, env=gomodule.build_env(), capture_output=True, text=True, timeout=600
         )
         if proc.returncode != 0:
             raise gomodule.GoToolchainError(f"building {tool.name} failed:\n{proc.stderr}")
-        tmp.replace(binary)
-    return binary
+
+    return make_once(binary, root / "locks", build)
