@@ -129,6 +129,11 @@ def test_feedback_names_missed_payments_and_positions(result):
     assert text.index("Payments lnd delivered") < text.index("How failed payments ended")
     if any(a.fail_idx >= 0 for p in candidate.payments for a in p.attempt_log):
         assert "Where attempts failed" in text
+    # With LDK among the references, the heading and each line name it.
+    both = describe_result(candidate, {"lnd-apriori": reference, "lnd-bimodal": reference,
+                                       "ldk": reference})
+    assert "Payments lnd or LDK delivered and you did not (1):" in both
+    assert "delivered by lnd-apriori, lnd-bimodal, ldk" in both
 
 
 @pytest.mark.parametrize("attempts, parts, retry", [

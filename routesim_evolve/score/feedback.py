@@ -68,8 +68,8 @@ def describe_result(
     oracle: Result | None = None,
 ) -> str:
     """Feedback on a candidate's result, with the production routers' results
-    for reference
-    and, when given, what the clairvoyant oracle did with the same payments."""
+    for reference and, when given, what the clairvoyant oracle did with the
+    same payments."""
     sections = [
         _headline(result, references),
         _headroom(result, limit),
