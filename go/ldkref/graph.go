@@ -4,7 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -37,36 +38,39 @@ func (r *Reference) graph(view routing.SimNetworkView) (*graphMsg, error) {
 			}
 			ch := channels[dc.ChannelID]
 			if ch == nil {
-				ch = &channelMsg{SCID: dc.ChannelID, CapacitySat: dc.Capacity, Node1: i, Node2: other}
+				ch = &channelMsg{SCID: dc.ChannelID, Node1: i, Node2: other}
 				if !dc.IsNode1 {
 					ch.Node1, ch.Node2 = other, i
 				}
 				channels[dc.ChannelID] = ch
 				r.ends[dc.ChannelID] = [2]int{ch.Node1, ch.Node2}
 			}
-			// InPolicy is the other end's: node 2's when n is node 1.
-			if dc.InPolicy != nil {
-				side := 1
-				if !dc.IsNode1 {
-					side = 0
-				}
-				ch.Policies[side] = policy(dc.InPolicy)
-			}
+			ch.learn(dc)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	ids := make([]uint64, 0, len(channels))
-	for id := range channels {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(channels)) {
 		msg.Channels = append(msg.Channels, *channels[id])
 	}
 	return msg, nil
+}
+
+// learn takes what a listing of the channel for one of its ends shows: the
+// capacity, and the other end's policy (InPolicy), which is node 2's when
+// the listing is node 1's.
+func (ch *channelMsg) learn(dc *routing.DirectedChannel) {
+	ch.CapacitySat = dc.Capacity
+	if dc.InPolicy == nil {
+		return
+	}
+	side := 1
+	if !dc.IsNode1 {
+		side = 0
+	}
+	ch.Policies[side] = policy(dc.InPolicy)
 }
 
 // gossip hands LDK the current policies of the channels failures updated
@@ -76,11 +80,7 @@ func (r *Reference) gossip(view routing.SimNetworkView) error {
 	if len(r.changed) == 0 {
 		return nil
 	}
-	ids := make([]uint64, 0, len(r.changed))
-	for id := range r.changed {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	ids := slices.Sorted(maps.Keys(r.changed))
 	clear(r.changed)
 	msg := &gossipMsg{Op: "gossip"}
 	for _, id := range ids {
@@ -104,14 +104,10 @@ func (r *Reference) channelNow(view routing.SimNetworkView, id uint64) (*channel
 		return nil, nil
 	}
 	ch := &channelMsg{SCID: id, Node1: ends[0], Node2: ends[1]}
-	for side, end := range ends {
+	for _, end := range ends {
 		err := view.ForEachNodeDirectedChannel(r.ids[end], func(dc *routing.DirectedChannel) error {
 			if dc.ChannelID == id {
-				ch.CapacitySat = dc.Capacity
-				// Listed for node 1, InPolicy is node 2's (side 1).
-				if dc.InPolicy != nil {
-					ch.Policies[1-side] = policy(dc.InPolicy)
-				}
+				ch.learn(dc)
 			}
 			return nil
 		})
