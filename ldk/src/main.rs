@@ -30,14 +30,22 @@ use graph::Nodes;
 use payment::Payment;
 use protocol::{EndMsg, GraphMsg, HopMsg, PathMsg, PayMsg, Reply, Request, ResultMsg, RouteMsg};
 
+/// ROUTESIM_LDK_TRACE, read once: unset, the bridge is silent; set, it
+/// prints what it decides to standard error; "log", LDK's own log as well.
+fn trace_setting() -> Option<&'static str> {
+    static SETTING: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    SETTING
+        .get_or_init(|| std::env::var("ROUTESIM_LDK_TRACE").ok())
+        .as_deref()
+}
+
 /// LDK's log goes nowhere (the simulator's result is the record), unless
 /// ROUTESIM_LDK_TRACE is "log": then to standard error.
 pub struct Quiet;
 
 impl Logger for Quiet {
     fn log(&self, record: Record) {
-        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        if *ON.get_or_init(|| std::env::var("ROUTESIM_LDK_TRACE").is_ok_and(|v| v == "log")) {
+        if trace_setting() == Some("log") {
             eprintln!("ldk {}: {}", record.level, record.args);
         }
     }
@@ -161,15 +169,12 @@ impl Bridge {
         self.entropy.reseed(seed);
         trace(|| {
             let outbound: u64 = msg.first_hops.iter().map(|h| h.outbound_msat).sum();
+            let hops = msg.first_hops.len();
             format!(
-				"pay {} msat to node {} (fee limit {}, parts {}, mpp {}, {} first hops with {outbound} msat)",
-				msg.amount_msat,
-				msg.target,
-				msg.fee_limit_msat,
-				msg.max_parts,
-				msg.mpp,
-				msg.first_hops.len()
-			)
+                "pay {} msat to node {} (fee limit {}, parts {}, mpp {}, {hops} first hops \
+                 with {outbound} msat)",
+                msg.amount_msat, msg.target, msg.fee_limit_msat, msg.max_parts, msg.mpp
+            )
         });
         self.payment = Some(Payment::new(&msg, payer, target, peers)?);
         Ok(())
@@ -300,8 +305,7 @@ fn path_msg(id: u64, path: &Path, nodes: &Nodes) -> PathMsg {
 /// Writes a line to standard error when ROUTESIM_LDK_TRACE is set: what
 /// the bridge decided, for a person debugging a run.
 fn trace(line: impl FnOnce() -> String) {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if *ON.get_or_init(|| std::env::var_os("ROUTESIM_LDK_TRACE").is_some()) {
+    if trace_setting().is_some() {
         eprintln!("routesim-ldk: {}", line());
     }
 }
