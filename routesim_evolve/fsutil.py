@@ -9,9 +9,11 @@ It depends on no package of the project, so any of them may use it.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -46,6 +48,29 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_fingerprints: dict[tuple[object, ...], str] = {}
+_fingerprints_lock = threading.Lock()
+
+
+def files_fingerprint(root: Path, files: Sequence[Path], *, salt: bytes = b"") -> str:
+    """sha256 over `salt` and, in order, each file's path below `root` and
+    the sha256 of its bytes. Memoised on the files' stat signatures: cache
+    keys ask for it on every look-up."""
+    stats = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    memo_key = (str(root), salt, stats)
+    with _fingerprints_lock:
+        if memo_key in _fingerprints:
+            return _fingerprints[memo_key]
+    digest = hashlib.sha256(salt)
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    fingerprint = digest.hexdigest()
+    with _fingerprints_lock:
+        _fingerprints[memo_key] = fingerprint
+    return fingerprint
 
 
 def make_once(path: Path, locks: Path, make: Callable[[Path], None]) -> Path:

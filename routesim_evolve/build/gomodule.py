@@ -9,15 +9,14 @@ binary and every reference result built from it.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from routesim_evolve.fsutil import files_fingerprint
 from routesim_evolve.layout import GO_DIR
 
 #: The candidate's slot in the routesim command, relative to the module.
@@ -137,28 +136,11 @@ def _module_files(go_dir: Path, include_candidate: bool) -> Iterator[Path]:
     return iter(sorted(p for p in files if p.is_file()))
 
 
-_fingerprints: dict[tuple[object, ...], str] = {}
-_fingerprints_lock = threading.Lock()
-
-
 def module_fingerprint(go_dir: Path | None = None, *, include_candidate: bool = False) -> str:
-    """sha256 of the module's build inputs. Memoised on the files' stat
-    signatures, because every build and every reference look-up asks."""
+    """sha256 of the module's build inputs (memoised: every build and every
+    reference look-up asks)."""
     go_dir = (go_dir or go_module_dir()).resolve()
-    files = list(_module_files(go_dir, include_candidate))
-    stats = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    memo_key = (str(go_dir), include_candidate, stats)
-    with _fingerprints_lock:
-        if memo_key in _fingerprints:
-            return _fingerprints[memo_key]
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(str(path.relative_to(go_dir)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    fingerprint = digest.hexdigest()
-    with _fingerprints_lock:
-        _fingerprints[memo_key] = fingerprint
-    return fingerprint
+    return files_fingerprint(go_dir, list(_module_files(go_dir, include_candidate)))
 
 
 @functools.cache

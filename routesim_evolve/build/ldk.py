@@ -14,14 +14,13 @@ come from crates.io at the versions Cargo.lock pins (`--locked`);
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.fsutil import make_once
+from routesim_evolve.fsutil import files_fingerprint, make_once
 from routesim_evolve.layout import LDK_DIR
 
 #: The bridge's binary, as Cargo.toml names it.
@@ -73,10 +72,8 @@ def bridge_sources(ldk_dir: Path = LDK_DIR) -> list[Path]:
 
 def bridge_key(ldk_dir: Path = LDK_DIR) -> str:
     """Hash of the bridge's sources and the Rust toolchain that builds it."""
-    digest = hashlib.sha256(_toolchain_version().encode())
-    for path in bridge_sources(ldk_dir):
-        digest.update(str(path.relative_to(ldk_dir)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:24]
+    salt = _toolchain_version().encode()
+    return files_fingerprint(ldk_dir, bridge_sources(ldk_dir), salt=salt)[:24]
 
 
 @functools.cache
