@@ -144,15 +144,9 @@ func sameRoute(a, b *route.Route) bool {
 
 // hasUpdateField is whether a failure's encoding carries a channel_update
 // field, as LDK's decoding checks it: lnwire writes one (of length 0 when
-// nil) for every failure with the UPDATE flag.
+// nil) for every failure with the UPDATE flag, and for no other.
 func hasUpdateField(f lnwire.FailureMessage) bool {
-	switch f.(type) {
-	case *lnwire.FailTemporaryChannelFailure, *lnwire.FailAmountBelowMinimum,
-		*lnwire.FailFeeInsufficient, *lnwire.FailIncorrectCltvExpiry,
-		*lnwire.FailExpiryTooSoon, *lnwire.FailChannelDisabled:
-		return true
-	}
-	return false
+	return f.Code()&lnwire.FlagUpdate != 0
 }
 
 // updateOf is the channel_update a failure message carries, or nil.
