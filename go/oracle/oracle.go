@@ -268,14 +268,7 @@ func newGraph(edges []sim.TrueEdge, source route.Vertex) *graph {
 // fits reports whether the routes, sent together, stay within every true
 // balance and every hop's HTLC limits.
 func (g *graph) fits(routes []*route.Route) bool {
-	type direction struct {
-		channel uint64
-		from    route.Vertex
-	}
-	edge := map[direction]sim.TrueEdge{}
-	for _, e := range g.edges {
-		edge[direction{e.ChannelID, e.From}] = e
-	}
+	edge := g.routeEdges(routes)
 	load := map[direction]lnwire.MilliSatoshi{}
 	for _, rt := range routes {
 		from := rt.SourcePubKey
@@ -298,6 +291,31 @@ func (g *graph) fits(routes []*route.Route) bool {
 		}
 	}
 	return true
+}
+
+// direction is a channel as seen from one of its ends.
+type direction struct {
+	channel uint64
+	from    route.Vertex
+}
+
+// routeEdges maps each direction the routes cross to its true edge; a
+// direction the network lacks is absent (its zero edge has no balance).
+// It looks at the routes' few channels only, not the whole network.
+func (g *graph) routeEdges(routes []*route.Route) map[direction]sim.TrueEdge {
+	channels := map[uint64]bool{}
+	for _, rt := range routes {
+		for _, hop := range rt.Hops {
+			channels[hop.ChannelID] = true
+		}
+	}
+	edge := map[direction]sim.TrueEdge{}
+	for _, e := range g.edges {
+		if channels[e.ChannelID] {
+			edge[direction{e.ChannelID, e.From}] = e
+		}
+	}
+	return edge
 }
 
 // htlcSized splits every path whose value is over the smallest maximum
@@ -379,6 +397,7 @@ func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, clos
 	oneHTLC bool, amt lnwire.MilliSatoshi) *flownet.Net {
 
 	net := flownet.New(len(g.nodes))
+	net.Arcs = slices.Grow(net.Arcs, 2*len(g.edges)) // an arc and its twin per direction at most
 	for i, e := range g.edges {
 		own := e.From == g.source
 		if avoid[e.ChannelID] || closed[i] || (!own && (e.Policy == nil || e.Policy.IsDisabled)) {

@@ -94,6 +94,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--router", "nope", examples + "base-example.json"}, 2, "unknown router"},
 		{[]string{bad}, 2, bad + ": arena"},
 		{[]string{"--out", filepath.Join(t.TempDir(), "r.json"), examples + "base-example.json"}, 0, ""},
+		{[]string{"--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir"), examples + "base-example.json"}, 2, "--cpuprofile"},
 	}
 	for _, tc := range tests {
 		var stdout, stderr bytes.Buffer
@@ -101,6 +102,30 @@ func TestExitCodes(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Fatalf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
+	}
+}
+
+// TestCPUProfileIsWritten wants --cpuprofile to leave a profile (gzipped,
+// as pprof writes it) beside an unchanged result.
+func TestCPUProfileIsWritten(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	var plain, profiled, stderr bytes.Buffer
+	scenario := examples + "base-example.json"
+	if code := run([]string{"--no-timing", scenario}, &plain, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"--no-timing", "--cpuprofile", prof, scenario}, &profiled, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		t.Errorf("%s is not a gzipped pprof profile: % x", prof, data[:min(len(data), 8)])
+	}
+	if !bytes.Equal(plain.Bytes(), profiled.Bytes()) {
+		t.Error("--cpuprofile changed the result")
 	}
 }
 

@@ -5,7 +5,11 @@
 // candidate's own names.
 //
 //	routesim [--router candidate|lnd-apriori|lnd-bimodal|ldk|oracle]
-//	         [--ldk-bridge BIN] [--out FILE] [--no-timing] [--check] SCENARIO.json
+//	         [--ldk-bridge BIN] [--out FILE] [--no-timing] [--check]
+//	         [--cpuprofile FILE] SCENARIO.json
+//
+// --cpuprofile writes a CPU profile of the whole run, loading included, for
+// `go tool pprof` (docs/performance.md).
 //
 // Exit codes: 0 done, 2 bad usage or a malformed scenario (the message names
 // the file and field), 1 any other failure.
@@ -18,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 
@@ -57,6 +62,7 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 	noTiming := fs.Bool("no-timing", false, "leave wall times out, for byte-identical results")
 	check := fs.Bool("check", false, "verify conservation of funds after every payment")
 	ldkBridge := fs.String("ldk-bridge", "", "the routesim-ldk binary (built from ldk/), for --router ldk")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (loading included) to this file")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -71,6 +77,14 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 		fmt.Fprintf(stderr, "routesim: unknown router %q (this binary has: %s)\n",
 			*routerName, strings.Join(routerNames(), ", "))
 		return 2
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "routesim: --cpuprofile: %v\n", err)
+			return 2
+		}
+		defer stop()
 	}
 	sc, err := scenario.Load(positional[0])
 	if err != nil {
@@ -111,6 +125,20 @@ func runScenario(sc *scenario.Scenario, maker routerMaker, mopts makerOptions,
 		err = cerr
 	}
 	return res, err
+}
+
+// startCPUProfile starts a CPU profile written to path and returns what
+// stops it.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func writeResult(res *sim.Result, path string, stdout io.Writer) error {
