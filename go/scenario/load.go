@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,21 +149,30 @@ func (sc *Scenario) formatTag() (got, want string) { return sc.Format, FormatSce
 
 func (g *Graph) formatTag() (got, want string) { return g.Format, FormatGraph }
 
-// decodeFile decodes a JSON file into f and checks its format tag. It
-// decodes only after checkShape has found every value fitting its field, so
-// that every decoding problem names its field.
+// decodeFile decodes a JSON file into f and checks its format tag. Every
+// decoding problem names its field: json.Unmarshal decodes first (fast, and
+// the judge of syntax), then checkShape walks the valid text to name what
+// does not fit, which json's errors do not, and to hold the file to the
+// stricter rules (exact-case names, null only where a value may be absent).
 func decodeFile(path string, f taggedFile) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return &FieldError{path, "", RuleRead, err.Error()}
 	}
+	decodeErr := json.Unmarshal(data, f)
+	var se *json.SyntaxError
+	if errors.As(decodeErr, &se) {
+		fe := syntaxError(data, se.Offset, se)
+		fe.File = path
+		return fe
+	}
 	if fe := checkShape(data, reflect.TypeOf(f).Elem()); fe != nil {
 		fe.File = path
 		return fe
 	}
-	if err := json.Unmarshal(data, f); err != nil {
+	if decodeErr != nil {
 		// checkShape admits only what decodes; this is a bug of checkShape.
-		return &FieldError{path, "", RuleType, fmt.Sprintf("cannot decode: %v", err)}
+		return &FieldError{path, "", RuleType, fmt.Sprintf("cannot decode: %v", decodeErr)}
 	}
 	if got, want := f.formatTag(); got != want {
 		return &FieldError{path, "format", RuleFormat, fmt.Sprintf("want %q, got %q", want, got)}
