@@ -1,28 +1,31 @@
 """A researcher's compare on a real-size graph: how long, and where it goes.
 
 Generates N scenarios per arena from the real 2021 mainnet graph in
-../shared/data (8,827 nodes, 37,454 channels) into a temporary folder (never
-the repo), then runs the project's own compare (score/compare.py, as
+../shared/data (8,827 nodes, 37,454 channels), or with --nodes from a
+synthetic graph of that many nodes that the corpus generator calibrates to
+the real network's degrees and capacities (15000: a 2026 snapshot's size),
+into a temporary folder (never the repo), then runs the project's own compare (score/compare.py, as
 `python -m routesim_evolve compare` runs it) of the seed and the four
 champions beside lnd-apriori, lnd-bimodal, ldk and the oracle: 9 routers. It
 prints, per router, its time per payment in the router (the results'
 router_ns) and in the simulator (sim_ns), and for the whole compare the wall
 time split into generating the corpus, building the binaries (lnd's
-reference binary and each candidate), the references' runs and the
-candidates' runs; what is neither router nor simulator inside those runs
+reference binary and each candidate) and running every router (references
+and candidates share one pool); what is neither router nor simulator inside those runs
 (process start, loading and parsing the graph, the determinism double runs,
 scoring) is the rest. Then the compare's sanity check, and the two goals of
 issue 31:
 
 1. every reference router's time per payment within 2x of the fastest
    champion's;
-2. 60 scenarios x 8 routers in under 15 minutes on 2 cores (projected from
-   this run's per-scenario wall time: this graph has 8.8k nodes, a 2026
-   snapshot 15k).
+2. 60 scenarios x every router in under 15 minutes on 2 cores (projected
+   from this run's per-scenario wall time; run it with --nodes 15000 for a
+   2026 snapshot's size).
 
-    python bench/bench_realscale.py [--per-arena 3] [--payments 20] [--workers 2]
+    python bench/bench_realscale.py [--nodes 15000] [--per-arena 3] [--payments 20]
+                                    [--workers 2]
 
-Exits with a message where the data is absent.
+Without --nodes it exits with a message where the real graph is absent.
 """
 
 from __future__ import annotations
@@ -53,11 +56,11 @@ GOAL_RATIO = 2.0
 GOAL_SCENARIOS, GOAL_MINUTES = 60, 15.0
 
 
-def generate(out: Path, per_arena: int, payments: int, arenas: str) -> float:
+def generate(out: Path, graph: list[str], per_arena: int, payments: int, arenas: str) -> float:
     started = time.monotonic()
     subprocess.run(
         [sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out", str(out),
-         "--import", str(REAL_GRAPH), "--arenas", arenas, "--split-sizes", f"0,0,{per_arena}",
+         *graph, "--arenas", arenas, "--split-sizes", f"0,0,{per_arena}",
          "--payments", f"{payments},{payments}", "--amount-sat", "10000,500000"],
         check=True, cwd=REPO, capture_output=True,
     )
@@ -90,29 +93,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--payments", type=int, default=20)
     parser.add_argument("--arenas", default="base,atomic_mpp")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--nodes", type=int,
+                        help="a synthetic calibrated graph of this many nodes, not the real one")
     args = parser.parse_args(argv)
-    if not REAL_GRAPH.is_file():
-        sys.exit(f"real graph absent at {REAL_GRAPH} (see shared/data/README.md): nothing to do")
+    if args.nodes:
+        graph, graph_name = ["--nodes", str(args.nodes)], f"a synthetic {args.nodes}-node graph"
+    elif REAL_GRAPH.is_file():
+        graph, graph_name = ["--import", str(REAL_GRAPH)], REAL_GRAPH.name
+    else:
+        sys.exit(f"real graph absent at {REAL_GRAPH} (see shared/data/README.md): give "
+                 "--nodes 15000 for a synthetic one")
     sources = candidates()
     with tempfile.TemporaryDirectory(prefix="bench-realscale-") as tmp:
         corpus = Path(tmp) / "corpus"
-        phases = {"generate the corpus": generate(corpus, args.per_arena, args.payments,
+        phases = {"generate the corpus": generate(corpus, graph, args.per_arena, args.payments,
                                                   args.arenas)}
         phases["build the binaries"] = build_all(sources)
         examples = load_examples(corpus, "test")
-        marks: list[tuple[float, str]] = []
         references = ReferenceResults(ReferenceCache(root=Path(tmp) / "refs"))
         evaluator = Evaluator(references, cache_dir=Path(tmp) / "evals",
                               limits=DEFAULT_LIMITS.but(timeout_s=1800))
         started = time.monotonic()
         comparison = compare_routers(
-            sources, examples, evaluator, references, workers=args.workers,
-            on_progress=lambda m: marks.append((time.monotonic(), m)))
-        ended = time.monotonic()
+            sources, examples, evaluator, references, workers=args.workers)
+        phases["run every router (one pool)"] = time.monotonic() - started
         # The compare's runs are untimed (--no-timing, for the determinism
         # check): every router runs each scenario once more, alone, timed.
         results = timed_runs(sources, examples, Path(tmp) / "timed")
-    _report(args, examples, results, phases, marks, started, ended)
+    _report(args, graph_name, examples, results, phases)
     print("\n" + render_sanity(comparison))
     return 0
 
@@ -137,17 +145,12 @@ def timed_runs(sources: dict[str, str], examples, out: Path) -> list[tuple[str, 
     return runs
 
 
-def _report(args, examples, results: list[tuple[str, float, Result]], phases, marks,
-            started, ended) -> None:
-    # The references run first (precompute: a mark per scenario), then each
-    # candidate (a mark each).
-    done_refs = max((t for t, m in marks if "/" in m and "scored" not in m), default=started)
-    phases["run the references"] = done_refs - started
-    phases["run the candidates"] = ended - done_refs
+def _report(args, graph_name: str, examples, results: list[tuple[str, float, Result]],
+            phases) -> None:
     total = sum(phases.values())
     payments = sum(len(r.payments) for name, _, r in results if name == ORACLE)
     print(f"{len(examples)} scenarios ({args.arenas}, {args.payments} payments each) on "
-          f"{REAL_GRAPH.name}, {len({r for r, _, _ in results})} routers, {args.workers} "
+          f"{graph_name}, {len({r for r, _, _ in results})} routers, {args.workers} "
           f"workers: {total:.0f} s in all")
     print("\n| phase | s | share |\n|---|---:|---:|")
     for phase, s in phases.items():
@@ -176,7 +179,7 @@ def _report(args, examples, results: list[tuple[str, float, Result]], phases, ma
     print(f"\nGoal 1, reference routers within {GOAL_RATIO:.0f}x of the fastest champion per "
           f"payment: the slowest, {slowest}, is {ratio:.2f}x {fastest}'s -> "
           f"{'met' if ratio <= GOAL_RATIO else 'NOT met'}")
-    runs = phases["run the references"] + phases["run the candidates"]
+    runs = phases["run every router (one pool)"]
     projected = runs / len(examples) * GOAL_SCENARIOS / 60 + phases["build the binaries"] / 60
     print(f"Goal 2, {GOAL_SCENARIOS} scenarios x {len(per_router)} routers under "
           f"{GOAL_MINUTES:.0f} min: "

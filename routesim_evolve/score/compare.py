@@ -97,9 +97,8 @@ def compare_routers(
     with tempfile.TemporaryDirectory(prefix="routesim-reseed-") as tmp:
         pool = reseeded(examples, revalidate, Path(tmp)) if revalidate else list(examples)
         pool = resolve(pool, secret, Path(tmp) / "worlds")
-        references.precompute(pool, workers=workers, say=on_progress)
         scores: list[RouterScore] = []
-        evaluated = _evaluate_all(candidates, pool, evaluator, workers, on_progress)
+        evaluated = _run_all(candidates, pool, evaluator, references, workers, on_progress)
         for name, evals in evaluated.items():
             scores += [_candidate_score(name, ex, ev) for ex, ev in zip(pool, evals, strict=True)]
         for router in references.routers:
@@ -108,39 +107,64 @@ def compare_routers(
     return Comparison(routers=routers, scores=scores, pairs=_pairs(routers, scores, candidates))
 
 
-def _evaluate_all(
+def _run_all(
     candidates: Mapping[str, str],
     pool: Sequence[ScenarioExample],
     evaluator: Evaluator,
+    references: ReferenceResults,
     workers: int | None,
     on_progress: Callable[[str], None] | None,
 ) -> dict[str, list[Evaluation]]:
-    """Every candidate on every scenario, in one pool of `workers`, the
-    candidates interleaved scenario by scenario: both cores stay busy to the
-    end, where one candidate after another would leave one idle at each
-    candidate's last, slowest scenarios. Names with the same source (a best
-    that is the seed) share one evaluation: run side by side, both would
-    miss the cache and run it twice."""
+    """The references and every candidate on every scenario, in one pool of
+    `workers` (_job_order): both cores stay busy to the end, where the
+    references first, then one candidate after another, would leave one idle
+    at the end of each. Names with the same source (a best that is the seed)
+    share one evaluation: run side by side, both would miss the cache and
+    run it twice."""
+    references.prepare(pool, say=on_progress)
     sources = list(dict.fromkeys(candidates.values()))
     got: dict[str, list[Evaluation | None]] = {s: [None] * len(pool) for s in sources}
     left = dict.fromkeys(sources, len(pool))
+    refs_done = 0
     lock = threading.Lock()
 
-    def one(job: tuple[str, int]) -> None:
+    def one(job: tuple[str | None, int]) -> None:
+        nonlocal refs_done
         source, i = job
-        ev = evaluator.evaluate(source, pool[i])
-        with lock:
-            got[source][i] = ev
-            left[source] -= 1
-            finished = left[source] == 0
-        if finished and on_progress:
-            names = ", ".join(n for n, s in candidates.items() if s == source)
-            on_progress(f"{names}: {len(pool)} scenarios scored")
+        if source is None:
+            references.results(pool[i])
+            with lock:
+                refs_done += 1
+                said = f"references: {refs_done}/{len(pool)} ({pool[i].name})"
+        else:
+            ev = evaluator.evaluate(source, pool[i])
+            with lock:
+                got[source][i] = ev
+                left[source] -= 1
+                said = "" if left[source] else (
+                    ", ".join(n for n, s in candidates.items() if s == source)
+                    + f": {len(pool)} scenarios scored")
+        if said and on_progress:
+            on_progress(said)
 
-    jobs = [(source, i) for i in range(len(pool)) for source in sources]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as executor:
-        list(executor.map(one, jobs))
+        list(executor.map(one, _job_order(len(pool), sources)))
     return {n: [ev for ev in got[s] if ev is not None] for n, s in candidates.items()}
+
+
+def _job_order(scenarios: int, sources: Sequence[str]) -> list[tuple[str | None, int]]:
+    """The pool's jobs in the order they start: (None, i) runs the
+    references on scenario i, (source, i) a candidate. Each scenario's
+    references start a scenario ahead of its candidates, whose scoring
+    needs them: a candidate seldom waits on a reference run, and no run
+    happens twice (a reference result is made once under a lock)."""
+    order: list[tuple[str | None, int]] = []
+    for i in range(scenarios + 1):
+        if i < scenarios:
+            order.append((None, i))
+        if i > 0:
+            order += [(source, i - 1) for source in sources]
+    return order
 
 
 def _candidate_score(name: str, ex: ScenarioExample, ev: Evaluation) -> RouterScore:

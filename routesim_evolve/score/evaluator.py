@@ -327,6 +327,21 @@ class ReferenceResults:
             self._memo[example.content_hash] = found
         return found
 
+    def prepare(self, examples: Sequence[ScenarioExample], *,
+                say: Callable[[str], None] | None = None) -> None:
+        """Build what the examples' missing results need: the reference
+        binary (lnd's stack) and LDK's bridge, each compiled once on a
+        machine, for minutes with no scenario done (`say` hears a heartbeat)."""
+        if all(self._cache.cached(ex.path, r) for ex in examples for r in self.routers):
+            return
+        with heartbeat(say, "building the reference binary (lnd's routing stack; the "
+                       "first run on a machine compiles it once, for several minutes)"):
+            self._cache.binary()
+        if LDK in self.routers:
+            with heartbeat(say, "building LDK's bridge (rust-lightning; the first run on a "
+                           "machine compiles it once, for a few minutes)"):
+                bridge_binary()
+
     def precompute(
         self,
         examples: Sequence[ScenarioExample],
@@ -334,22 +349,12 @@ class ReferenceResults:
         workers: int | None = None,
         say: Callable[[str], None] | None = None,
     ) -> None:
-        """Make sure every example's references exist (in parallel). The
-        first time, this builds the reference binary (lnd's stack) and LDK's
-        bridge, and runs them on every scenario: `say` hears of each scenario
-        done."""
+        """Make sure every example's references exist (in parallel): build
+        what they need (`prepare`), then run them on every scenario; `say`
+        hears of each scenario done."""
+        self.prepare(examples, say=say)
         done = 0
         lock = threading.Lock()
-        # The first run on a machine compiles lnd's tree into the reference
-        # binary: minutes with no scenario done. Only a missing result needs it.
-        if any(not self._cache.cached(ex.path, r) for ex in examples for r in self.routers):
-            with heartbeat(say, "building the reference binary (lnd's routing stack; the "
-                           "first run on a machine compiles it once, for several minutes)"):
-                self._cache.binary()
-            if LDK in self.routers:
-                with heartbeat(say, "building LDK's bridge (rust-lightning; the first run on a "
-                               "machine compiles it once, for a few minutes)"):
-                    bridge_binary()
 
         def one(example: ScenarioExample) -> None:
             nonlocal done
