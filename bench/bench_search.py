@@ -1,19 +1,34 @@
 """Does the main loop keep what is better, drop what is not, and name the
-best? A scripted reflection LM replays a fixed sequence of real candidate
-files through the whole search, once under GEPA's acceptance rule and once
-under the run's (evolve/acceptance.py).
+best? A scripted reflection LM plays through the whole search, once under
+GEPA's acceptance rule and once under the run's (evolve/acceptance.py).
+Two scripts:
 
-The run starts from a handicapped seed (routes of at most 2 hops). The
-scripted LM answers each prompt with the next file of the script, whatever
-the parent: an exact repeat of the seed, the champions, each champion with
-a knob halved or doubled, the in-tree seed, and exact repeats of earlier
-files. Every file of the script is then scored on the test split: a kept
-child is a false acceptance when its mean test score is not above its
-parent's. It prints, per rule: proposals kept, false acceptances among
-them, the named best's test score beside the best test score of any
-candidate the search evaluated on val, and the metric calls spent.
+- large: the run starts from a handicapped seed (routes of at most 2 hops)
+  and the LM answers each prompt with the next file of a fixed script,
+  whatever the parent: a 3-hop seed, the champions, each champion with one
+  of its first three numeric knobs halved or doubled, the in-tree seed, and
+  exact repeats of two champions (33 files).
+- small: the run starts from a good parent, champions/probabilistic.go (the
+  realistic case late in a search, where most moves are neutral or worse),
+  and the LM answers each prompt with its parent with one numeric knob moved
+  (x0.5, x2, x0.8, x1.25, within the knob's bounds), cycling through knobs
+  and factors, skipping moves that change nothing or repeat a source already
+  proposed; it is played out after `--proposals` proposals (24), or
+  sooner when a parent has no fresh move (18 from the champion).
 
-    python bench/bench_search.py [--max-evals 400]
+The candidates the tables need are then scored on the test split (cached
+under the project cache): a kept child is a false acceptance when its mean
+test score is not above its parent's. It prints one table per script and
+rule: proposals kept, false acceptances among them, the named best's test
+score beside the best test score of any candidate the search evaluated on
+val, and the metric calls spent. For the small script it also lists every
+kept child with its mean test difference from its parent (95 % bootstrap
+interval over the test scenarios), the false acceptance rate (the share
+kept of the proposals evaluated that were not better on test) and the
+share kept of those that were better.
+
+    python bench/bench_search.py [--script large|small|both] [--max-evals 400]
+        [--proposals 24]
 
 Hidden worlds under a fixed secret (the same at every invocation).
 """
@@ -24,22 +39,30 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from routesim_evolve.corpus.examples import load_examples
+from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.evolve.acceptance import ACCEPT_T, PairedAcceptance
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.propose.base import Proposer
-from routesim_evolve.propose.tunables import find_tunables, set_value
-from routesim_evolve.runs.settings import EvolveSettings
+from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
+from routesim_evolve.runs.settings import EvolveSettings, RunSummary
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults, candidate_hash
+from routesim_evolve.score.feedback import ScenarioFeedback
+from routesim_evolve.score.stats import compare_paired
 
 REPO = Path(__file__).resolve().parents[1]
 WORLD_SECRET = "5e" * 32
 SEED = (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
 HANDICAPPED = SEED.replace("maxHops = 20 ", "maxHops = 2 ")
+CHAMPION = (REPO / "champions" / "probabilistic.go").read_text()
+#: The knob mover's factors, in the order it cycles through them.
+FACTORS = (0.5, 2.0, 0.8, 1.25)
 
 
 def script() -> list[str]:
@@ -66,7 +89,7 @@ class ScriptedLM(Proposer):
         self.files = list(files)
         self.next = 0
 
-    def propose(self, parent, feedback):
+    def propose(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> str | None:
         if self.next >= len(self.files):
             return None
         self.next += 1
@@ -76,70 +99,207 @@ class ScriptedLM(Proposer):
         return "the script is played out" if self.next >= len(self.files) else None
 
 
-def run(label: str, acceptance: PairedAcceptance, files: list[str], workdir: Path,
-        max_evals: int) -> dict:
-    seed = workdir / "handicapped.go"
-    seed.write_text(HANDICAPPED)
+def knob_moves(source: str) -> list[tuple[str, str]]:
+    """(label, moved source) for every numeric knob of the source and every
+    factor, factor by factor, each value kept within the knob's bounds."""
+    knobs = [k for k in find_tunables(source) if k.kind == "number"]
+    return [(f"{k.name} x{f:g}", set_value(source, k, _moved(k, f)))
+            for f in FACTORS for k in knobs]
+
+
+def _moved(knob: Tunable, factor: float) -> float:
+    value = float(knob.value) * factor
+    low = knob.low if knob.low is not None else value
+    high = knob.high if knob.high is not None else value
+    return min(max(value, low), high)
+
+
+class KnobMoverLM(Proposer):
+    """Answers every prompt with its parent with one numeric knob moved,
+    going on from the last move it made, skipping moves that change nothing
+    or repeat a source it has seen; played out after `proposals`, or when a
+    parent has no move left."""
+
+    name = "knob-mover"
+
+    def __init__(self, proposals: int) -> None:
+        self.left = proposals
+        self.cursor = 0
+        self.seen: set[str] = set()
+        #: The move that made each child, by candidate hash.
+        self.labels: dict[str, str] = {}
+
+    def propose(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> str | None:
+        if self.left <= 0:
+            return None
+        self.seen.add(parent)
+        moves = knob_moves(parent)
+        for i in range(len(moves)):
+            at = (self.cursor + i) % len(moves)
+            label, child = moves[at]
+            if child not in self.seen:
+                self.cursor, self.left = at + 1, self.left - 1
+                self.seen.add(child)
+                self.labels[candidate_hash(child)] = label
+                return child
+        self.left = 0  # a parent with no fresh move ends the script
+        return None
+
+    def exhausted(self) -> str | None:
+        return "its moves are spent" if self.left <= 0 else None
+
+
+@dataclass
+class Run:
+    """One search under one rule, as its log tells it."""
+
+    summary: RunSummary
+    events: list[dict[str, Any]]
+    run_dir: Path
+
+
+def run(label: str, acceptance: PairedAcceptance, seed_source: str, proposer: Proposer,
+        workdir: Path, max_evals: int) -> Run:
+    seed = workdir / f"{label}-seed.go"
+    seed.write_text(seed_source)
     settings = EvolveSettings(corpus=REPO / "corpus", run_dir=workdir / label, seed_file=seed,
                               seed=1, world_secret=WORLD_SECRET, max_evals=max_evals,
                               adaptive=False)
-    summary = evolve(settings, [ScriptedLM(files)], say=lambda m: None, acceptance=acceptance)
+    summary = evolve(settings, [proposer], say=lambda m: None, acceptance=acceptance)
     events = [json.loads(line) for line in (settings.run_dir / "log.jsonl").open()]
-    return {"summary": summary, "events": events, "run_dir": settings.run_dir}
+    return Run(summary, events, settings.run_dir)
 
 
-def kept_pairs(events: list[dict]) -> list[tuple[str, str]]:
-    """(parent, child) of every kept proposal, by candidate hash."""
-    parent, child, pairs = None, None, []
+def judged_pairs(events: list[dict[str, Any]]) -> list[tuple[str, str, bool]]:
+    """(parent, child, kept) of every proposal evaluated, by candidate hash."""
+    parent, child, out = None, None, []
     for e in events:
         if e["event"] == "parent":
-            parent = e["parent"]
+            parent, child = e["parent"], None
         elif e["event"] == "proposal" and e["children"]:
             child = e["children"][0]
-        elif e["event"] == "accepted" and parent and child:
-            pairs.append((parent, child))
-    return pairs
+        elif e["event"] in ("accepted", "rejected") and parent and child:
+            out.append((parent, child, e["event"] == "accepted"))
+            child = None
+    return out
+
+
+class HeldOutTruth:
+    """Each candidate's scores on the test split, evaluated once."""
+
+    def __init__(self, test: list[ScenarioExample], run_dirs: Sequence[Path]) -> None:
+        self.test = test
+        self.run_dirs = run_dirs
+        self.evaluator = Evaluator(ReferenceResults(), cache_dir=cache_root() / "bench-search")
+        self.scores: dict[str, list[float]] = {}
+
+    def source(self, h: str) -> str:
+        for run_dir in self.run_dirs:
+            if (path := run_dir / "candidates" / f"{h}.go").is_file():
+                return path.read_text()
+        raise KeyError(f"no run holds candidate {h}")
+
+    def of(self, h: str) -> list[float]:
+        if h not in self.scores:
+            evals = self.evaluator.evaluate_many(self.source(h), self.test, workers=2)
+            self.scores[h] = [e.score for e in evals]
+        return self.scores[h]
+
+    def mean(self, h: str) -> float:
+        return sum(self.of(h)) / len(self.of(h))
+
+    def better(self, parent: str, child: str) -> bool:
+        return self.mean(child) > self.mean(parent)
+
+
+def print_table(runs: dict[str, Run], truth: HeldOutTruth) -> None:
+    print("\n| rule | kept | false acceptances | named best, test | best evaluated on "
+          "val, test | metric calls |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, r in runs.items():
+        kept = [(p, c) for p, c, k in judged_pairs(r.events) if k]
+        false = [p for p in kept if not truth.better(*p)]
+        on_val = {e["candidate"] for e in r.events if e["event"] == "val"}
+        best_any = max(truth.mean(h) for h in on_val)
+        named = truth.mean(candidate_hash(r.summary.best_path.read_text()))
+        print(f"| {label} | {len(kept)} | {len(false)} | {named:.4f} | {best_any:.4f} | "
+              f"{r.summary.metric_calls} |")
+
+
+def print_small_moves(runs: dict[str, Run], labels: dict[str, dict[str, str]],
+                      truth: HeldOutTruth) -> None:
+    """Every kept child's test difference, the false acceptance rate and
+    the share of better children kept."""
+    for label, r in runs.items():
+        pairs = judged_pairs(r.events)
+        worse = [k for p, c, k in pairs if not truth.better(p, c)]
+        better = [k for p, c, k in pairs if truth.better(p, c)]
+        print(f"\n{label}: {len(pairs)} proposals evaluated; {len(worse)} not better on test, "
+              f"{_kept(worse)} (false acceptance rate); {len(better)} better, {_kept(better)}")
+        named = candidate_hash(r.summary.best_path.read_text())
+        seed = next(e["seed"] for e in r.events if e["event"] == "start")
+        print(f"  named best: {'the seed' if named == seed else labels[label][named]} "
+              f"({named[:8]})")
+        for p, c, _ in (x for x in pairs if x[2]):
+            d = compare_paired("child", "parent", truth.of(c), truth.of(p))
+            verdict = "better" if truth.better(p, c) else "FALSE ACCEPTANCE"
+            print(f"  kept {labels[label].get(c, c)} ({c[:8]} from {p[:8]}): test "
+                  f"{d.mean_diff:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}] {verdict}")
+
+
+def _kept(verdicts: list[bool]) -> str:
+    share = f"{sum(verdicts) / len(verdicts):.1%}" if verdicts else "n/a"
+    return f"{sum(verdicts)} of them kept: {share}"
+
+
+@dataclass
+class Script:
+    """What the scripted LM plays: the seed, and a fresh LM per run."""
+
+    name: str
+    seed: str
+    lm: Callable[[], Proposer]
+    about: str
+
+
+def play(s: Script, workdir: Path, max_evals: int) -> None:
+    rules = {"GEPA (sum rises)": PairedAcceptance(threshold=-float("inf"), majority=False),
+             f"paired t >= {ACCEPT_T}, most scenarios risen (the run's)": PairedAcceptance()}
+    runs: dict[str, Run] = {}
+    labels: dict[str, dict[str, str]] = {}
+    for i, (label, rule) in enumerate(rules.items()):
+        lm = s.lm()
+        runs[label] = run(f"{s.name}{i}", rule, s.seed, lm, workdir, max_evals)
+        labels[label] = getattr(lm, "labels", {})
+    first = next(iter(runs.values()))
+    test = played_examples(first.run_dir, "test") or load_examples(REPO / "corpus", "test")
+    truth = HeldOutTruth(test, [r.run_dir for r in runs.values()])
+    print(f"\n## {s.name} changes: {s.about}, {len(test)} test scenarios in hidden worlds")
+    print_table(runs, truth)
+    if s.name == "small":
+        print_small_moves(runs, labels, truth)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--script", choices=("large", "small", "both"), default="both")
     parser.add_argument("--max-evals", type=int, default=400,
-                        help="the budget of each run (400 plays the whole script)")
+                        help="the budget of each run (400 plays either script whole)")
+    parser.add_argument("--proposals", type=int, default=24,
+                        help="the knob moves the small script makes")
     args = parser.parse_args(argv)
     files = script()
-    by_hash = {candidate_hash(f): f for f in [HANDICAPPED, *files]}
+    scripts = [Script("large", HANDICAPPED, lambda: ScriptedLM(files),
+                      f"{len(files)} scripted files from a 2-hop seed"),
+               Script("small", CHAMPION, lambda: KnobMoverLM(args.proposals),
+                      f"{args.proposals} knob moves from the current parent, seed "
+                      "champions/probabilistic.go")]
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
-        workdir = Path(tmp)
-        rules = {"GEPA (sum rises)": PairedAcceptance(threshold=-float("inf")),
-                 f"paired t >= {ACCEPT_T} (the run's)": PairedAcceptance()}
-        runs = {label: run(f"r{i}", rule, files, workdir, args.max_evals)
-                for i, (label, rule) in enumerate(rules.items())}
-        first = next(iter(runs.values()))
-        test = played_examples(first["run_dir"], "test") or load_examples(REPO / "corpus", "test")
-        evaluator = Evaluator(ReferenceResults(), cache_dir=workdir / "truth")
-        test_mean: dict[str, float] = {}
-
-        def mean_on_test(h: str) -> float:
-            if h not in test_mean:
-                evals = evaluator.evaluate_many(by_hash[h], test, workers=2)
-                test_mean[h] = sum(e.score for e in evals) / len(evals)
-            return test_mean[h]
-
-        print(f"{len(files)} scripted files, {len(test)} test scenarios in hidden worlds")
-        print("\n| rule | kept | false acceptances | named best, test | best evaluated on "
-              "val, test | metric calls |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for label, r in runs.items():
-            pairs = kept_pairs(r["events"])
-            false = [p for p in pairs if mean_on_test(p[1]) <= mean_on_test(p[0])]
-            on_val = {e["candidate"] for e in r["events"] if e["event"] == "val"}
-            best_any = max(mean_on_test(h) for h in on_val)
-            named = mean_on_test(candidate_hash(r["summary"].best_path.read_text()))
-            print(f"| {label} | {len(pairs)} | {len(false)} | {named:.4f} | {best_any:.4f} | "
-                  f"{r['summary'].metric_calls} |")
+        for s in scripts:
+            if args.script in (s.name, "both"):
+                play(s, Path(tmp), args.max_evals)
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
-

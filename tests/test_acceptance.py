@@ -1,6 +1,7 @@
 """The acceptance rule (evolve/acceptance.py): a child is kept when the
-minibatch's sum rises and the paired t over its payments reaches the
-threshold; the payments' shares add up to the score."""
+minibatch's sum rises, the paired t over its payments reaches the
+threshold and it rose on most of the minibatch's scenarios; the payments'
+shares add up to the score."""
 
 from __future__ import annotations
 
@@ -64,6 +65,21 @@ def test_one_flipped_payment_is_not_enough_and_several_are() -> None:
     assert rule.should_accept(proposal(several, flat), None) is True
     # GEPA's rule would have kept the first: its sum rose.
     assert sum(map(sum, flat)) > sum(map(sum, one))
+
+
+def test_a_gain_on_one_scenario_of_three_is_not_kept() -> None:
+    flat = [[0.04] * 20 for _ in range(3)]
+    worse = [row[:] for row in flat]
+    for i in range(6):
+        worse[0][i] = 0.0  # the child gains six payments, all on the first scenario
+    rule = PairedAcceptance()
+    assert rule.should_accept(proposal(worse, flat), None) is False
+    assert "it rose on 1 of 3 scenarios, kept from 2; paired t over its payments 2.56" \
+        in rule.last
+    assert PairedAcceptance(majority=False).should_accept(proposal(worse, flat), None) is True
+    spread = [row[:] for row in worse]
+    spread[1][0] = 0.0  # and one more on a second scenario
+    assert rule.should_accept(proposal(spread, flat), None) is True
 
 
 def test_a_sum_that_falls_is_never_kept_however_consistent() -> None:
