@@ -23,7 +23,7 @@ a router left no result counts each payment at 0.
 `bench/bench_acceptance.py` measures the rule on real candidates
 (docs/search.md): of the children not better on the held-out scenarios,
 GEPA's rule keeps 33.1 % of minibatches, the t alone 8.7 %, this rule
-6.3 %; of the better ones, 51.8 %, 21.1 % and 20.4 %.
+6.2 %; of the better ones, 51.8 %, 21.1 % and 20.4 %.
 """
 
 from __future__ import annotations
