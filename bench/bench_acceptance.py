@@ -81,10 +81,8 @@ def _moves(knob: Tunable) -> list[tuple[str, float | str]]:
     if knob.kind == "choice":
         return [(f"={c}", c) for c in knob.options if c != knob.value]
     value = float(knob.value)
-    moved = [("x0.5", value / 2), ("x2", value * 2)]
     # Within the knob's bounds, as the offline proposer keeps it.
-    return [(label, min(max(v, knob.low if knob.low is not None else v),
-                        knob.high if knob.high is not None else v)) for label, v in moved]
+    return [("x0.5", knob.clamp(value / 2)), ("x2", knob.clamp(value * 2))]
 
 
 def side_infos(source: str, examples: Sequence[ScenarioExample], evaluator: Evaluator,

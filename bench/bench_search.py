@@ -50,7 +50,7 @@ from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.evolve.acceptance import ACCEPT_T, PairedAcceptance
 from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.propose.base import Proposer
-from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
+from routesim_evolve.propose.tunables import find_tunables, set_value
 from routesim_evolve.runs.settings import EvolveSettings, RunSummary
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults, candidate_hash
 from routesim_evolve.score.feedback import ScenarioFeedback
@@ -103,15 +103,8 @@ def knob_moves(source: str) -> list[tuple[str, str]]:
     """(label, moved source) for every numeric knob of the source and every
     factor, factor by factor, each value kept within the knob's bounds."""
     knobs = [k for k in find_tunables(source) if k.kind == "number"]
-    return [(f"{k.name} x{f:g}", set_value(source, k, _moved(k, f)))
+    return [(f"{k.name} x{f:g}", set_value(source, k, k.clamp(float(k.value) * f)))
             for f in FACTORS for k in knobs]
-
-
-def _moved(knob: Tunable, factor: float) -> float:
-    value = float(knob.value) * factor
-    low = knob.low if knob.low is not None else value
-    high = knob.high if knob.high is not None else value
-    return min(max(value, low), high)
 
 
 class KnobMoverLM(Proposer):

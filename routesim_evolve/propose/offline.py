@@ -215,7 +215,7 @@ def _moved(value: float, direction: int, step: float, knob: Tunable) -> float:
     else:
         span = (high - low) if math.isfinite(high - low) else max(abs(value), 1.0)
         new = value + direction * step * span / 4
-    new = min(max(new, low), high)
+    new = knob.clamp(new)
     if knob.is_int:
         new = float(round(new))
         if new == value and low <= value + direction <= high:

@@ -58,6 +58,14 @@ class Tunable(BaseModel):
     options: list[str] = []
     axis: Axis | None = None
 
+    def clamp(self, value: float) -> float:
+        """value within the knob's bounds (a missing bound does not bind)."""
+        if self.low is not None:
+            value = max(value, self.low)
+        if self.high is not None:
+            value = min(value, self.high)
+        return value
+
 
 def find_tunables(source: str) -> list[Tunable]:
     """Every marked knob of the source, in file order."""
