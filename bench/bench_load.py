@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 
-from routesim_evolve.build.gomodule import build_env, go_module_dir
+from bench_common import go_bench
 
 LINE = re.compile(r"BenchmarkLoadGraph\S*\s+(\d+)\s+(\d+) ns/op\s+([\d.]+) MB/s\s+"
                   r"(\d+) B/op\s+(\d+) allocs/op")
@@ -29,13 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=5, help="loads timed (after one untimed)")
     args = parser.parse_args(argv)
-    out = subprocess.run(
-        ["go", "test", "-trimpath", "-run", "^$", "-bench", "^BenchmarkLoadGraph$",
-         "-benchtime", f"{args.loads}x", "-benchmem", "./scenario"],
-        cwd=go_module_dir(), env=build_env(), capture_output=True, text=True, check=False)
-    match = LINE.search(out.stdout)
-    if out.returncode != 0 or not match:
-        sys.exit(f"the Go benchmark failed (exit {out.returncode}):\n{out.stdout}{out.stderr}")
+    out = go_bench("./scenario", "^BenchmarkLoadGraph$", "-trimpath", "-benchtime",
+                   f"{args.loads}x", "-benchmem")
+    match = LINE.search(out)
+    if not match:
+        sys.exit(f"no BenchmarkLoadGraph line in Go's output:\n{out}")
     loads, ns, mb_s, bytes_op, allocs = match.groups()
     print(f"graph of 15,000 nodes and 50,000 channels, {loads} loads:")
     print(f"  {int(ns) / 1e6:.0f} ms a load ({float(mb_s):.1f} MB/s)")

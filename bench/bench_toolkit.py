@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import re
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 import click
-
-from routesim_evolve.build.gomodule import build_env, go_binary, go_module_dir
+from bench_common import go_bench
 
 REAL_GRAPH = Path(__file__).resolve().parents[2] / "shared" / "data" / (
     "ln-listchannels-2021-04-16.json.gz")
@@ -42,16 +40,10 @@ def main(benchtime: str, count: int) -> None:
     """Print the toolkit's benchmark figures."""
     if not REAL_GRAPH.is_file():
         sys.exit(f"{REAL_GRAPH} is absent: the toolkit benchmarks need the 2021 graph")
-    proc = subprocess.run(
-        [go_binary(), "test", "./routekit", "-run", "^$", "-bench", ".",
-         "-benchtime", benchtime, "-count", str(count)],
-        cwd=go_module_dir(), env=build_env(), capture_output=True, text=True,
-    )
-    if proc.returncode != 0:
-        sys.exit(f"go test failed:\n{proc.stdout}{proc.stderr}")
+    out = go_bench("./routekit", ".", "-benchtime", benchtime, "-count", str(count))
     times: dict[str, list[float]] = defaultdict(list)
     extras: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
+    for line in out.splitlines():
         if m := LINE.match(line.strip()):
             times[m.group(1)].append(float(m.group(2)) / 1e6)
             extras[m.group(1)] = " ".join(m.group(3).split())
