@@ -16,6 +16,7 @@ from routesim_evolve.corpus.examples import load_examples, reseeded
 from routesim_evolve.corpus.worlds import (
     PUBLIC,
     SECRET_FILE,
+    SHARE_SPREAD,
     WorldSecret,
     played_examples,
     resolve,
@@ -47,7 +48,8 @@ def test_a_hidden_seed_is_the_secrets_alone():
 
 def test_resolved_scenarios_play_other_worlds_sized_by_their_share(tmp_path: Path):
     """The bundled test scenarios under a secret: new seeds, the graph found
-    from anywhere, and each payment its share of the hidden world's flow."""
+    from anywhere, and each payment its hidden share (the public one scaled
+    under the secret) of the hidden world's flow."""
     examples = load_examples(BUNDLED, "test")[:4]
     secret = WorldSecret(key=bytes(range(32)))
     played = resolve(examples, secret, tmp_path)
@@ -61,8 +63,42 @@ def test_resolved_scenarios_play_other_worlds_sized_by_their_share(tmp_path: Pat
         assert data["seed"] == secret.hidden_seed(public["name"], public["seed"])
         assert hidden.content_hash != ex.content_hash
         assert flows != before  # another draw of the balances
-        for pay, flow in zip(data["payments"], flows, strict=True):
-            assert pay["amount_msat"] == max(int(pay["amount_share"] * flow) // 1000, 1) * 1000
+        for index, (pay, flow, shown) in enumerate(zip(data["payments"], flows,
+                                                       public["payments"], strict=True)):
+            share = secret.hidden_share(public["name"], index, shown["amount_share"])
+            assert pay["amount_share"] == share != shown["amount_share"]
+            assert pay["amount_msat"] == max(int(share * flow) // 1000, 1) * 1000
+
+
+def test_the_public_share_does_not_decode_the_hidden_flow(tmp_path: Path):
+    """Sized at the public share, amount / share was the hidden world's max
+    flow to the target, handed to the candidate as the amount to pay. Sized
+    under the secret it is a factor off, one that varies from payment to
+    payment and stays within SHARE_SPREAD; the same secret sizes the same."""
+    examples = load_examples(BUNDLED, "val")
+    secret = WorldSecret(key=b"s" * 32)
+    played = resolve(examples, secret, tmp_path / "first")
+    again = resolve(examples, secret, tmp_path / "again")
+    other = resolve(examples, WorldSecret(key=b"t" * 32), tmp_path / "other")
+    assert [p.path.read_bytes() for p in played] == [a.path.read_bytes() for a in again]
+    ratios, eased = [], []
+    for ex, hidden, flows in zip(examples, played, starting_flows([p.path for p in played]),
+                                 strict=True):
+        public = json.loads(ex.path.read_text())["payments"]
+        for shown, pay, flow in zip(public, json.loads(hidden.path.read_text())["payments"],
+                                    flows, strict=True):
+            ratios.append(pay["amount_msat"] / shown["amount_share"] / flow)
+            eased.append(pay["amount_share"] / shown["amount_share"])
+            assert 0 < pay["amount_msat"] <= flow
+    assert len(ratios) > 20
+    # amount / public share recovers the flow for almost no payment ...
+    assert sum(abs(r - 1) < 0.01 for r in ratios) < len(ratios) / 10, ratios
+    # ... but only ever a factor within the spread, in both directions.
+    assert all(1 / SHARE_SPREAD - 0.01 < r < SHARE_SPREAD for r in ratios)
+    assert min(ratios) < 0.8 and max(ratios) > 1.2
+    # The difficulty holds on the whole: the mean share moves by under 15 %.
+    assert 0.85 < sum(eased) / len(eased) < 1.15
+    assert [o.path.read_bytes() for o in other] != [p.path.read_bytes() for p in played]
 
 
 def test_public_worlds_are_the_corpus_own(tmp_path: Path):

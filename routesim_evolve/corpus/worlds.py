@@ -18,9 +18,12 @@ HMAC of the scenario's name and seed under a secret the harness holds.
 Resolving writes each scenario anew (graph path made absolute, seed
 replaced by the hidden one) under a work dir the candidate never sees. A
 payment sized as a share of what the network holds (`amount_share`, set by
-the generator's difficulty) is sized again in the hidden world: its share
+the generator's difficulty) is sized again in the hidden world, as a share
 of the max flow to its target there at the start (Go's `maxflow`), so the
-difficulty holds in worlds the generator never saw.
+difficulty holds in worlds the generator never saw. The share is the public
+one scaled by a factor drawn under the secret (WorldSecret.hidden_share):
+at the public share itself, amount / share would be the hidden flow, and
+the candidate is handed the amount.
 """
 
 from __future__ import annotations
@@ -47,6 +50,13 @@ SECRET_FILE: Final = "world.key"
 _DOMAIN: Final = b"routesim-world/1\0"
 #: Hidden seeds stay below 2^63, a size every JSON reader keeps exact.
 _SEED_BITS: Final = 63
+#: What a payment's hidden share is keyed under (hidden_share).
+_SHARE_DOMAIN: Final = b"routesim-share/1\0"
+#: A hidden share is the public one times a factor log-uniform on
+#: [1/SPREAD, SPREAD]: amount / public share then places the hidden flow only
+#: within a window of SPREAD² (2.25), about the width the arena's public
+#: difficulty range (hard: 0.4 to 0.95) already gives away.
+SHARE_SPREAD: Final = 1.5
 
 
 class WorldSecret(BaseModel):
@@ -84,8 +94,29 @@ class WorldSecret(BaseModel):
         """The seed scenario `name` with public `seed` is played with."""
         if self.public:
             return seed
-        mac = hmac.new(self.key, _DOMAIN + f"{name}\0{seed}".encode(), hashlib.sha256)
-        return int.from_bytes(mac.digest()[:8], "big") >> (64 - _SEED_BITS)
+        return self._draw(_DOMAIN, f"{name}\0{seed}") >> (64 - _SEED_BITS)
+
+    def hidden_share(self, name: str, index: int, share: float) -> float:
+        """The share of the hidden world's max flow that payment `index` of
+        scenario `name` is sized at, given its public `share`.
+
+        Sized at the public share itself, amount / share would be the hidden
+        flow to the target exactly, and the candidate is handed the amount.
+        So the share is scaled by a factor drawn under the secret,
+        log-uniform on [1/SHARE_SPREAD, SHARE_SPREAD]; a product over 1 is
+        divided by the factor instead (below the public share, never clamped
+        to 1, which would hand over the flow itself). The median factor is 1,
+        so the difficulty holds on the whole; near a share of 1 it eases."""
+        if self.public:
+            return share
+        unit = self._draw(_SHARE_DOMAIN, f"{name}\0{index}") / 2**64
+        factor = SHARE_SPREAD ** (2 * unit - 1)
+        return share * factor if share * factor <= 1 else share / factor
+
+    def _draw(self, domain: bytes, what: str) -> int:
+        """64 bits of HMAC-SHA256 under the secret."""
+        mac = hmac.new(self.key, domain + what.encode(), hashlib.sha256)
+        return int.from_bytes(mac.digest()[:8], "big")
 
 
 #: The corpus's own worlds.
@@ -128,7 +159,7 @@ def resolve(examples: Sequence[ScenarioExample], secret: WorldSecret,
     if secret.public:
         return list(examples)
     written = [_write_hidden(ex, secret, workdir) for ex in examples]
-    _size_shares(written)
+    _size_shares(written, secret)
     return [ScenarioExample.of(ex.split, load_scenario(path))
             for ex, (path, _) in zip(examples, written, strict=True)]
 
@@ -144,19 +175,23 @@ def _write_hidden(ex: ScenarioExample, secret: WorldSecret,
     return path, data
 
 
-def _size_shares(written: Sequence[tuple[Path, dict[str, Any]]]) -> None:
-    """Each payment with an amount_share gets that share of the max flow to
-    its target at the start of its hidden world (at least 1 sat): the files
-    are written again with their amounts."""
+def _size_shares(written: Sequence[tuple[Path, dict[str, Any]]], secret: WorldSecret) -> None:
+    """Each payment with an amount_share is sized at its hidden share
+    (WorldSecret.hidden_share) of the max flow to its target at the start of
+    its hidden world (at least 1 sat): the files are written again with
+    those amounts and shares."""
     sized = [(path, data) for path, data in written
              if any("amount_share" in pay for pay in data["payments"])]
     if not sized:
         return
     flows = starting_flows([path for path, _ in sized])
     for (path, data), to_targets in zip(sized, flows, strict=True):
-        for payment, flow in zip(data["payments"], to_targets, strict=True):
+        for index, (payment, flow) in enumerate(zip(data["payments"], to_targets, strict=True)):
             if "amount_share" in payment:
-                payment["amount_msat"] = max(int(payment["amount_share"] * flow) // 1000, 1) * 1000
+                share = secret.hidden_share(data.get("name", path.stem), index,
+                                             payment["amount_share"])
+                payment["amount_share"] = share
+                payment["amount_msat"] = max(int(share * flow) // 1000, 1) * 1000
         atomic_write(path, json.dumps(data).encode())
 
 
