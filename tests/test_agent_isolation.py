@@ -84,7 +84,7 @@ attempt("write the project cache", lambda: write(Path(T["cache"], T["marker"])))
 attempt("rewrite the simulator", lambda: write(T["simulator"]))
 attempt("gofmt -w the simulator", lambda: subprocess.run(
     [T["gofmt"], "-r", "0 -> 0x0", "-w", T["simulator"]], check=True, capture_output=True))
-attempt("write home", lambda: write(Path.home() / ".bashrc"))
+attempt("write the user's home", lambda: write(Path(T["home"], ".bashrc")))
 attempt("write /tmp", lambda: write(Path(T["canary"]).parent / "planted"))
 attempt("see the harness", lambda: [p for p in os.listdir("/proc") if p.isdigit()
                                     and T["marker"].encode()
@@ -134,7 +134,8 @@ def attacked_run(tmp_path: Path, tiny_corpus: Path, agent_home: Path) -> Iterato
     cache.mkdir(parents=True, exist_ok=True)
     yield {"run": str(run), "other_run": str(other), "cache": str(cache),
             "simulator": str(GO_DIR / "sim" / "forward.go"), "canary": str(canary),
-            "gofmt": find_gofmt() or "gofmt", "marker": MARKER, "scratch": str(scratch)}
+            "gofmt": find_gofmt() or "gofmt", "marker": MARKER, "scratch": str(scratch),
+            "home": str(agent_home)}
     shutil.rmtree(scratch.parent)
 
 
@@ -182,12 +183,13 @@ def test_an_agent_reaches_nothing_trusted(
     assert got["read a result in the harness's scratch"].startswith("denied")
     # Nothing trusted could be written.
     for name in ("plant an evaluation", "write the project cache", "rewrite the simulator",
-                 "gofmt -w the simulator", "write home", "write /tmp"):
+                 "gofmt -w the simulator", "write the user's home", "write /tmp"):
         assert got[name].startswith("denied"), (name, got[name])
     assert simulator_after == simulator_before
     assert not (run / "evals" / "planted.s3.json").exists()
     assert not (Path(attacked_run["cache"]) / MARKER).exists()
     assert not (tmp_path / "planted").exists()
+    assert not (Path(attacked_run["home"]) / ".bashrc").exists()
     # The harness's processes are not there to see.
     assert got["see the harness"] == "ok: []"
     # The server read no link and wrote through none; the FIFO hung nothing.

@@ -37,7 +37,7 @@ def test_source_text_names_the_first_bad_byte(spoil: bytes, said: str) -> None:
 
 
 def test_an_agents_edit_that_is_not_text_is_a_failed_proposal(tmp_path: Path) -> None:
-    found = check_candidate(_spoiled(tmp_path, b"\xff"), SEED_PATH.read_text())
+    found = check_candidate(_spoiled(tmp_path, b"\xff").read_bytes(), SEED_PATH.read_text())
     assert found.code is None and found.reason is not None
     assert "not UTF-8 text: byte 0xFF" in found.reason
 

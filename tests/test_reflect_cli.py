@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
 from routesim_evolve.reflect.cli_backend import (
     CANDIDATE_FILE,
@@ -31,6 +32,7 @@ from routesim_evolve.reflect.cli_backend import (
 )
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import find_gofmt
+from routesim_evolve.reflect.jail import AgentJail
 from routesim_evolve.reflect.propose import propose
 
 GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
@@ -194,6 +196,11 @@ class Fake:
         self.path.chmod(0o755)
 
     @property
+    def jail(self) -> AgentJail:
+        """The default jail, with the fake's folder writable for its log."""
+        return AgentJail(hidden=(cache_root(),), shared=(self.dir,))
+
+    @property
     def grandchild_gone(self) -> bool:
         """Whether the process the `hang` action started is gone."""
         return _gone(f"grandchild-{self.dir}")
@@ -224,6 +231,7 @@ def make(
         scratch_root=scratch_root,
         retry=RetryPolicy(max_tries=tries, base_delay=1.0, max_delay=30.0, jitter=0.0),
         sleep=recorded.append,
+        jail=fake.jail,
     )
 
 
@@ -360,7 +368,7 @@ def test_missing_program_is_proposal_failed(tmp_path: Path) -> None:
 def test_the_program_is_found_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = Fake(tmp_path, "codex", [("reply", GOOD_REPLY)])
     monkeypatch.setenv("PATH", f"{fake.dir}:/usr/bin:/bin")
-    assert CodexCLIBackend().complete(PROMPT).text == GOOD_REPLY
+    assert CodexCLIBackend(jail=fake.jail).complete(PROMPT).text == GOOD_REPLY
 
 
 def test_claude_json_is_found_after_stray_output() -> None:
@@ -412,12 +420,18 @@ def test_agent_edits_the_candidate_in_its_work_dir(
         assert opts["sandbox"] == "workspace-write"
 
 
-def test_agent_uses_the_callers_work_dir(tmp_path: Path) -> None:
-    fake = Fake(tmp_path, "codex", [("edit", NEW_GO_FILE)])
-    work = tmp_path / "work"
-    make(CodexCLIBackend, fake).propose_in_workdir(PROMPT, GO_FILE, workdir=work)
-    assert fake.calls[0]["cwd"] == str(work)
-    assert (work / CANDIDATE_FILE).read_text() == NEW_GO_FILE
+def test_each_round_gets_new_folders_and_only_the_candidate_carries_over(
+    tmp_path: Path,
+) -> None:
+    """Each round runs in a work dir and an output dir made for it, holding
+    the two files the harness wrote (the hostile cases: test_hostile_agent)."""
+    broken = "package main\n\nfunc helper() int {\n"
+    fake = Fake(tmp_path, "codex", [("edit", broken), ("edit", NEW_GO_FILE)])
+    assert make(CodexCLIBackend, fake).propose_in_workdir(PROMPT, GO_FILE).text == NEW_GO_FILE
+    first, second = fake.calls
+    assert first["cwd"] != second["cwd"]
+    assert Path(first["opts"]["o"]).parent != Path(second["opts"]["o"]).parent
+    assert second["files"] == [INSTRUCTIONS_FILE, CANDIDATE_FILE]
 
 
 @pytest.mark.parametrize("cls", BACKENDS, ids=tool_of)
@@ -520,7 +534,7 @@ def test_an_agent_silent_past_the_idle_timeout_is_stopped_early(tmp_path: Path) 
     fake = Fake(tmp_path, "codex", [("hang", None)])
     backend = CodexCLIBackend(
         executable=str(fake.path), retry=RetryPolicy(max_tries=1),
-        options=BackendOptions(agent_timeout=60.0, idle_timeout=1.5),
+        options=BackendOptions(agent_timeout=60.0, idle_timeout=1.5), jail=fake.jail,
     )
     with pytest.raises(ProposalFailed, match="no progress for 2s"):
         backend.complete(PROMPT)
@@ -551,7 +565,8 @@ def test_codex_gets_the_base_url_through_its_own_configuration(
 
 def test_claude_gets_a_base_url_as_its_variable(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "claude", [("reply", GOOD_REPLY)])
-    backend = ClaudeCLIBackend(executable=str(fake.path), base_url="http://127.0.0.1:8124")
+    backend = ClaudeCLIBackend(executable=str(fake.path), base_url="http://127.0.0.1:8124",
+                               jail=fake.jail)
     backend.complete(PROMPT)
     assert fake.calls[0]["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:8124"
 

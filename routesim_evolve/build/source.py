@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from routesim_evolve.fsutil import MIB
+
+#: The largest candidate file taken from an untrusted hand (an agent's work
+#: dir, the evaluation spool): the allow-list refuses far smaller files;
+#: this only stops a flood before it is held.
+MAX_SOURCE_BYTES = 4 * MIB
+
 
 class NotSourceText(ValueError):
     """The bytes are not a Go source file's text; the message says where."""

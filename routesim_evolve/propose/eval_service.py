@@ -10,10 +10,14 @@ codex's own sandbox forbids `connect`.
 
 Nothing the agent could write is trusted on the way. The script, its
 client and the spool folder are the agent's to change: all it can do is
-leave files there. The server opens a request without following links,
-takes only a regular file, reads at most `MAX_REQUEST_BYTES`, refuses bytes
-that are not Go source text, and writes its answer to a new file it
-creates itself (never through a name the agent made). It scores the file as
+leave files there. The server takes a request as hostile_fs takes any file
+an agent could have written: without following links, only a regular file
+with one name, at most `MAX_REQUEST_BYTES` of it; it refuses bytes that are
+not Go source text, and writes its answer to a new file under a name
+nobody could guess before renaming it (never through a name the agent
+made). Each request is handled on its own: a folder, FIFO or link planted
+under any name, or a failure of the harness, costs that request an answer
+and is logged; the server goes on. It scores the file as
 it scores any candidate: the trusted build and sandbox, the run's own hidden
 worlds and the references' results, none of which the agent can read. Its evaluations
 are kept in the run's `agent-evals/` folder, apart from the search's, and
@@ -26,30 +30,33 @@ from __future__ import annotations
 import logging
 import os
 import re
-import stat
+import secrets
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from routesim_evolve.build.source import NotSourceText, source_text
+from routesim_evolve.build.source import MAX_SOURCE_BYTES, NotSourceText, source_text
 from routesim_evolve.corpus.examples import ScenarioExample
-from routesim_evolve.fsutil import MIB
+from routesim_evolve.hostile_fs import Folder, HostileEntry
 from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, References
 
 log = logging.getLogger(__name__)
 
-#: The most a request may hold; the build refuses far smaller files, this
-#: only stops a flood before it is held.
-MAX_REQUEST_BYTES = 4 * MIB
+#: The most a request may hold.
+MAX_REQUEST_BYTES = MAX_SOURCE_BYTES
 #: How many evaluations one proposal's agent may ask for.
 MAX_REQUESTS = 12
 #: The run dir's folder of agents' evaluations (never read by the search).
 AGENT_EVALS = "agent-evals"
 # How often the server looks for requests.
 _POLL_S = 0.1
+# How many names of the spool one look reads, and after how many times the
+# allowance the server stops reading requests at all.
+_LISTED = 4096
+_IGNORED_PAST = 2
 # A request's name: REQUEST.go in, REQUEST.out back.
 _REQUEST = re.compile(r"^([A-Za-z0-9_-]{1,64})\.go$")
 
@@ -140,32 +147,45 @@ def serving(scorer: MinibatchEvaluations, names: Sequence[str]) -> Iterator[Path
 
 def _serve(spool: Path, scorer: MinibatchEvaluations, names: list[str],
            stop: threading.Event) -> None:
-    folder = os.open(spool, os.O_RDONLY | os.O_DIRECTORY)
-    served = 0
-    try:
+    with Folder(spool) as folder:
+        handled: set[str] = set()
         while not stop.wait(_POLL_S):
-            for request in _requests(folder):
-                if served >= scorer.max_requests:
-                    answer = (f"Not scored: this proposal has used its {scorer.max_requests} "
-                              "evaluations. Hand in your best file.\n")
-                else:
-                    served += 1
-                    answer = _answer(folder, request, scorer, names)
-                _write_answer(folder, request, answer)
-    finally:
-        os.close(folder)
+            for request in _requests(folder, handled):
+                handled.add(request)
+                _handle(folder, request, scorer, names, served=len(handled))
 
 
-def _requests(folder: int) -> list[str]:
-    """The requests waiting, oldest name first."""
-    return sorted(m.group(1) for entry in os.listdir(folder)
-                  if (m := _REQUEST.match(entry)))
+def _handle(folder: Folder, request: str, scorer: MinibatchEvaluations, names: list[str],
+            *, served: int) -> None:
+    """Answer one request. Whatever the agent planted, and whatever fails
+    in the harness, ends here: the request is answered or logged, and the
+    server goes on."""
+    try:
+        if served > scorer.max_requests:
+            answer = (f"Not scored: this proposal has used its {scorer.max_requests} "
+                      "evaluations. Hand in your best file.\n")
+        else:
+            answer = _answer(folder, request, scorer, names)
+        _write_answer(folder, request, answer)
+    except Exception:
+        log.exception("agent eval: request %s failed", request)
 
 
-def _answer(folder: int, request: str, scorer: MinibatchEvaluations, names: list[str]) -> str:
+def _requests(folder: Folder, handled: set[str]) -> list[str]:
+    """The new requests waiting, oldest name first; none once twice the
+    allowance has been asked (what an agent sends past it is not read)."""
+    if len(handled) >= _IGNORED_PAST * MAX_REQUESTS:
+        return []
+    return sorted(m.group(1) for entry in folder.names(_LISTED)
+                  if (m := _REQUEST.match(entry)) and m.group(1) not in handled)
+
+
+def _answer(folder: Folder, request: str, scorer: MinibatchEvaluations,
+            names: list[str]) -> str:
     try:
         raw = _take(folder, f"{request}.go")
-    except (OSError, ValueError) as exc:
+    except HostileEntry as exc:
+        log.warning("agent eval: refused %s: %s", request, exc)
         return f"Not scored: {exc}\n"
     # Whatever goes wrong in scoring is the harness's: the agent gets one
     # line, the run's log the whole error.
@@ -176,34 +196,25 @@ def _answer(folder: int, request: str, scorer: MinibatchEvaluations, names: list
         return "Not scored: the harness failed to score it (see the run's log).\n"
 
 
-def _take(folder: int, name: str) -> bytes:
-    """A request's bytes, removed from the spool: a regular file opened
-    without following a link, at most MAX_REQUEST_BYTES of it."""
+def _take(folder: Folder, name: str) -> bytes:
+    """A request's bytes, removed from the spool: a plain file (no link,
+    no FIFO, no folder), at most MAX_REQUEST_BYTES of it."""
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+        return folder.read(name, MAX_REQUEST_BYTES)
     finally:
-        with suppress(OSError):
-            os.unlink(name, dir_fd=folder)
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ValueError(f"{name} is not a regular file")
-        raw = f.read(MAX_REQUEST_BYTES + 1)
-    if len(raw) > MAX_REQUEST_BYTES:
-        raise ValueError(f"{name} is over {MAX_REQUEST_BYTES} bytes")
-    return raw
+        with suppress(HostileEntry):
+            folder.remove(name)
 
 
-def _write_answer(folder: int, request: str, answer: str) -> None:
-    """Write the answer to a file this server creates (never one the agent
-    named or linked), then give it its name."""
-    part = f".answer-{request}"
-    with suppress(FileNotFoundError):
-        os.unlink(part, dir_fd=folder)
+def _write_answer(folder: Folder, request: str, answer: str) -> None:
+    """Write the answer to a new file under a name nobody could have
+    guessed (so nothing planted is written through), then give it its
+    name; an answer that cannot be given its name is logged and dropped."""
+    part = f".answer-{request}-{secrets.token_hex(8)}"
     try:
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
-                     dir_fd=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(answer.encode())
-        os.rename(part, f"{request}.out", src_dir_fd=folder, dst_dir_fd=folder)
+        folder.create(part, answer.encode())
+        os.rename(part, f"{request}.out", src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
     except OSError as exc:
         log.warning("agent eval: cannot answer %s: %s", request, exc)
+        with suppress(HostileEntry):
+            folder.remove(part)

@@ -11,6 +11,16 @@ hidden, no view of the harness's processes), in one of two modes:
   the file in place (and may run an evaluation script on the minibatch), and
   the file it leaves behind is the proposal.
 
+Everything an agent can write is the agent's (hostile_fs.py): each attempt
+gets a work dir and an output dir the harness has just made, written with
+new files only; what the harness takes back (the candidate, codex's last
+message) is read without following links, as a regular file, capped, into
+memory, and the next attempt starts in new folders from that copy. The agent
+never gets the user's home or the tool's real state folder: it gets a
+private home per proposal holding copies of the tool's login and settings
+(`StateFile`); only a login file comes back, and only as a JSON object
+(a refreshed token), never settings an agent could fill with hooks.
+
 Command lines (flags from Claude Code's CLI reference and headless-mode docs,
 and from codex's `codex-rs/exec/src/cli.rs` and non-interactive-mode docs):
 
@@ -29,6 +39,7 @@ the last a `result` event with the reply, its usage and `total_cost_usd`;
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -41,9 +52,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Unpack
 
-from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.build.source import NotSourceText, read_source
-from routesim_evolve.layout import PROJECT_ROOT
+from pydantic import BaseModel, ConfigDict
+
+from routesim_evolve.build.gomodule import GoToolchainError, cache_root, go_env
+from routesim_evolve.build.source import MAX_SOURCE_BYTES, NotSourceText, source_text
+from routesim_evolve.fsutil import MIB, atomic_write
+from routesim_evolve.hostile_fs import Folder, HostileEntry
 from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, find_gofmt, gofmt_error
@@ -59,13 +73,13 @@ CANDIDATE_FILE = "candidate_impl.go"
 TMP_DIR = "tmp"
 INSTRUCTIONS_FILE = "INSTRUCTIONS.md"
 
-# What every agent needs: to find programs, its home (login, config), the
-# locale, a temp dir, proxies and CA bundles; and the Go toolchain, for the
-# evaluation script the agent may run. Everything else (other keys, tokens,
-# this project's settings) stays out of the agent's reach.
+# What every agent gets of the caller's environment: to find programs, who
+# it runs as, the locale and time zone, proxies and CA bundles. The harness
+# sets HOME (the agent's private home) and TMPDIR (its own temp dir); the
+# tool adds its keys. Nothing else: no other keys or tokens, no Go or project
+# settings, no folder of the user's (docs/llm.md lists it).
 COMMON_ENV = (
     "PATH",
-    "HOME",
     "USER",
     "LOGNAME",
     "SHELL",
@@ -73,12 +87,7 @@ COMMON_ENV = (
     "LC_ALL",
     "LC_CTYPE",
     "TZ",
-    "TMPDIR",
     "TERM",
-    "XDG_CONFIG_HOME",
-    "XDG_CACHE_HOME",
-    "XDG_DATA_HOME",
-    "XDG_STATE_HOME",
     "HTTP_PROXY",
     "HTTPS_PROXY",
     "NO_PROXY",
@@ -89,14 +98,11 @@ COMMON_ENV = (
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
     "NODE_EXTRA_CA_CERTS",
-    "GOROOT",
-    "GOPATH",
-    "GOCACHE",
-    "GOMODCACHE",
-    "GOFLAGS",
-    "GOTOOLCHAIN",
-    "GOPROXY",
 )
+# Variables that name a file or folder the tool must read: bound read-only
+# into the jail, which holds nothing of the user's otherwise.
+PATH_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+            "GOOGLE_APPLICATION_CREDENTIALS")
 CLAUDE_ENV = (
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
@@ -133,6 +139,24 @@ AGENT_TASK = (
 )
 
 
+#: The most of a file the harness takes back from an agent's folders: a
+#: tool's reply (codex's last message), a login file.
+MAX_REPLY_BYTES = 8 * MIB
+MAX_LOGIN_BYTES = 1 * MIB
+
+
+class StateFile(BaseModel):
+    """One of the tool's own files, copied into the agent's private home:
+    `source` is the user's, `inside` its place under the private home; a
+    `login` file (a token the tool may refresh) is copied back."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: Path
+    inside: Path
+    login: bool = False
+
+
 def scrubbed_env(
     keep: Sequence[str],
     *,
@@ -140,10 +164,11 @@ def scrubbed_env(
     extra: Mapping[str, str] | None = None,
     source: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The child environment: only `keep` (plus COMMON_ENV) from `source`,
-    then `fixed` and the caller's `extra`."""
+    """The child environment: only `keep` (plus COMMON_ENV and HOME, the
+    caller's unless `extra` sets the agent's) from `source`, then `fixed`
+    and the caller's `extra`."""
     source = os.environ if source is None else source
-    env = {k: source[k] for k in (*COMMON_ENV, *keep) if k in source}
+    env = {k: source[k] for k in (*COMMON_ENV, "HOME", *keep) if k in source}
     env.update(fixed or {})
     env.update(extra or {})
     return env
@@ -165,6 +190,9 @@ class AgentCLIBackend(PlumbedBackend):
     # Whether a base URL alone lets the tool start (codex) or it still wants
     # a key or a login in front of any server (claude: "Not logged in").
     endpoint_needs_login: bool = False
+    # Variables that point the tool at its real state folder: in the jail
+    # the tool finds its state in the private home instead.
+    state_env: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -200,8 +228,9 @@ class AgentCLIBackend(PlumbedBackend):
     ) -> list[str]:
         raise NotImplementedError
 
-    def reply(self, run: CLIRun, out_dir: Path) -> Completion:
-        """The reply text and usage one finished run left."""
+    def reply(self, run: CLIRun, out: Folder) -> Completion:
+        """The reply text and usage one finished run left (in its output
+        and in `out`, its output dir)."""
         raise NotImplementedError
 
     def is_progress(self, line: str) -> bool:
@@ -212,9 +241,9 @@ class AgentCLIBackend(PlumbedBackend):
         """Variables this tool needs set for the spec (e.g. a base URL)."""
         return {}
 
-    def state_paths(self) -> list[Path]:
-        """The tool's own files (login, settings, sessions), which it must
-        write inside the jail; made when missing."""
+    def state_files(self) -> list[StateFile]:
+        """The tool's own files (login, settings) its private home gets a
+        copy of."""
         return []
 
     # -- preflight --------------------------------------------------------
@@ -274,9 +303,9 @@ class AgentCLIBackend(PlumbedBackend):
         return self._retrying.run(lambda: self._single_call(text))
 
     def _single_call(self, text: str) -> Completion:
-        with self._scratch() as (work, out):
-            run = self._run(self.single_call_args(out), text, work, out)
-            return self._charged(self.reply(run, out))
+        with self._private_home() as home, _Workspace(self._scratch_root, self.tool) as ws:
+            run = self._run(self.single_call_args(ws.out), text, ws, home)
+            return self._charged(self.reply(run, ws.out_folder))
 
     def _charged(self, completion: Completion) -> Completion:
         if self.meter is not None:
@@ -291,7 +320,6 @@ class AgentCLIBackend(PlumbedBackend):
         candidate: str,
         *,
         eval_script: Path | None = None,
-        workdir: Path | None = None,
         writable_dirs: Sequence[Path] = (),
     ) -> Completion:
         """Let the agent edit `candidate` in a work dir; the completion's text
@@ -301,117 +329,225 @@ class AgentCLIBackend(PlumbedBackend):
         server's spool). Raises ProposalFailed when no usable file comes out
         of two rounds."""
         spent = Usage()
-        with self._scratch(workdir) as (work, out):
-            target = work / CANDIDATE_FILE
-            target.write_text(candidate)
-            (work / INSTRUCTIONS_FILE).write_text(agent_instructions(prompt, eval_script))
-            args = self.agentic_args(out, eval_script, writable_dirs)
-            # The eval script's folder, to run it (read-only).
-            shown = [eval_script.parent] if eval_script is not None else []
-            task = AGENT_TASK
+        task = _AgentTask(
+            instructions=agent_instructions(prompt, eval_script).encode(),
+            original=candidate, eval_script=eval_script, spool=tuple(writable_dirs))
+        start = candidate.encode()
+        message = AGENT_TASK
+        with self._private_home() as home:
             for _ in range(2):
-                result, reply = self._agent_round(args, task, target, candidate, out,
-                                                  writable_dirs, shown)
+                left, reply = self._agent_round(task, start, message, home)
                 spent += reply.usage
+                result = check_candidate(left, candidate)
                 if result.ok:
                     return Completion(text=_code(result), usage=spent, said=reply.text)
-                task = agent_follow_up(result)
-            raise ProposalFailed(f"{self.name}: no usable {CANDIDATE_FILE}: {result.reason}")
+                # The next round starts from what this one left, even bytes
+                # that are not UTF-8 (which check_candidate refused).
+                start = left if isinstance(left, bytes) else start
+                message = agent_follow_up(result)
+        raise ProposalFailed(f"{self.name}: no usable {CANDIDATE_FILE}: {result.reason}")
 
     def _agent_round(
-        self, args: list[str], task: str, target: Path, original: str, out: Path,
-        writable: Sequence[Path], shown: Sequence[Path],
-    ) -> tuple[Extraction, Completion]:
-        # Bytes, not text: the last round may have left a file that is not
-        # UTF-8, which check_candidate refuses and this round starts from.
-        start = target.read_bytes() if target.is_file() else original.encode()
+        self, task: _AgentTask, start: bytes, message: str, home: Path
+    ) -> tuple[bytes | HostileEntry, Completion]:
+        """One round, retried as a whole: each attempt in new folders,
+        starting from `start`; what the agent left there, and its reply."""
 
-        def attempt() -> Completion:
-            # A retried run starts from this round's file, not a half-edit.
-            target.write_bytes(start)
-            run = self._run(args, task, target.parent, out, writable, shown)
-            return self._charged(self.reply(run, out))
+        def attempt() -> tuple[bytes | HostileEntry, Completion]:
+            with _Workspace(self._scratch_root, self.tool) as ws:
+                ws.work_folder.create(CANDIDATE_FILE, start)
+                ws.work_folder.create(INSTRUCTIONS_FILE, task.instructions)
+                args = self.agentic_args(ws.out, task.eval_script, task.spool)
+                # The eval script's folder, to run it (read-only).
+                shown = [task.eval_script.parent] if task.eval_script is not None else []
+                run = self._run(args, message, ws, home, task.spool, shown)
+                reply = self._charged(self.reply(run, ws.out_folder))
+                return ws.take_candidate(), reply
 
-        reply = self._retrying.run(attempt)
-        return check_candidate(target, original), reply
+        return self._retrying.run(attempt)
 
     # -- plumbing ---------------------------------------------------------
 
     def _env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The tool's environment outside the jail (preflight): the user's
+        HOME and state folders."""
         return scrubbed_env(
             self.env_keys, fixed=self.fixed_env,
             extra={**self.tool_env(), **self._extra_env, **(extra or {})},
         )
 
+    def _jail_env(self, home: Path, tmp: Path) -> dict[str, str]:
+        """The tool's environment in the jail: its private home and temp
+        dir, and no variable pointing at the user's state."""
+        env = self._env({"HOME": str(home), "TMPDIR": str(tmp)})
+        for name in self.state_env:
+            env.pop(name, None)
+        return env
+
     def _run(
-        self, args: list[str], stdin: str, cwd: Path, out: Path, writable: Sequence[Path] = (),
-        shown: Sequence[Path] = (),
+        self, args: list[str], stdin: str, ws: _Workspace, home: Path,
+        writable: Sequence[Path] = (), shown: Sequence[Path] = (),
     ) -> CLIRun:
-        """The tool run in its jail, in `cwd`, able to write `cwd`, its output
-        dir `out` (its temp dir inside), `writable` and its own state, and to
-        read `shown` besides what every run needs."""
+        """The tool run in its jail, in the attempt's work dir, able to write
+        it, its output dir, its private home and `writable`, and to read
+        `shown` besides what every run needs."""
         if not os.access(args[0], os.X_OK):
             raise ProposalFailed(f"cannot start {args[0]}: no such program", permanent=True)
-        state = self.state_paths()
-        _make_state(state)
-        jailed = self.jail.with_state(*state).command(
-            args, writable=[cwd, out, *writable], cwd=cwd,
-            visible=[*self._needs(args[0]), *shown])
+        env = self._jail_env(home, ws.out / TMP_DIR)
+        jailed = self.jail.command(
+            args, writable=[ws.work, ws.out, home, *writable], cwd=ws.work,
+            visible=[*self._needs(args[0], env), *shown])
         return run_cli(
-            jailed, stdin=stdin, cwd=cwd, env=self._env({"TMPDIR": str(out / TMP_DIR)}),
+            jailed, stdin=stdin, cwd=ws.work, env=env,
             timeout=self.options.agent_timeout, idle_timeout=self.options.idle_timeout,
             is_progress=self.is_progress, name=Path(args[0]).name,
         )
 
     @staticmethod
-    def _needs(executable: str) -> list[Path]:
-        """What any tool run needs to read, wherever it lies (a venv or an npm
-        prefix may be in /tmp, which the jail empties): its install (an npm
-        package's whole prefix), this Python, the project and Go's root."""
+    def _needs(executable: str, env: Mapping[str, str]) -> list[Path]:
+        """What any tool run needs to read besides the system's files: its
+        install (an npm package's whole prefix), the interpreter its script
+        names, this Python (the eval script's client), Go's root (gofmt) and
+        module cache (sources worth reading), and the files its environment
+        names (CA bundles, a cloud credentials file)."""
         real = Path(executable).resolve()
         install = next((p.parent for p in real.parents if p.name == "node_modules"),
                        real.parent)
         gofmt = find_gofmt()
-        return [install, Path(sys.prefix), Path(sys.base_prefix), PROJECT_ROOT,
-                *([Path(gofmt).resolve().parents[1]] if gofmt else [])]
+        go_root = [Path(gofmt).resolve().parents[1]] if gofmt else []
+        named = [Path(env[k]) for k in PATH_ENV if env.get(k)]
+        return [install, *_interpreter_root(real, env.get("PATH")), Path(sys.prefix),
+                Path(sys.base_prefix), *go_root, *_module_cache(), *named]
 
     def _resolved_executable(self) -> str:
         return shutil.which(self.executable) or self.executable
 
     @contextmanager
-    def _scratch(self, workdir: Path | None = None) -> Iterator[tuple[Path, Path]]:
-        """A work dir for the agent (the caller's, or a fresh one) and a
-        private dir outside it for the tool's own output files."""
+    def _private_home(self) -> Iterator[Path]:
+        """A home of the agent's own for one proposal: copies of the tool's
+        state files in; after it, each login file the tool changed copied
+        back, if it is still a plain file holding a JSON object."""
         with tempfile.TemporaryDirectory(
-            prefix=f"routesim-{self.tool}-", dir=self._scratch_root
+            prefix=f"routesim-{self.tool}-home-", dir=self._scratch_root
         ) as tmp:
-            root = Path(tmp)
-            out = root / "out"
-            (out / TMP_DIR).mkdir(parents=True)
-            work = workdir or root / "work"
-            work.mkdir(parents=True, exist_ok=True)
-            yield work, out
+            home = Path(tmp)
+            given = {f: _copy_in(f, home) for f in self.state_files()}
+            try:
+                yield home
+            finally:
+                for state, before in given.items():
+                    if state.login and before is not None:
+                        _copy_login_back(state, home, before)
 
 
-def _make_state(paths: Sequence[Path]) -> None:
-    """Make the tool's state folders (a name ending in .json: a file) that
-    do not exist yet, so that the jail can bind them writable."""
-    for path in paths:
-        if path.exists():
-            continue
-        if path.suffix == ".json":
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("{}\n")
-        else:
-            path.mkdir(parents=True, exist_ok=True)
+class _AgentTask(BaseModel):
+    """What every round of one proposal hands its agent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    instructions: bytes
+    original: str
+    eval_script: Path | None
+    spool: tuple[Path, ...]
 
 
-def check_candidate(target: Path, original: str) -> Extraction:
-    """The file the agent left, if it is a changed, parsing Go file."""
-    if not target.is_file():
-        return Extraction(reason=f"the agent deleted {CANDIDATE_FILE}")
+class _Workspace:
+    """One attempt's folders, made by the harness: the agent's work dir and
+    a private output dir for the tool's own files (its temp dir inside),
+    each held by a descriptor taken while it was new."""
+
+    def __init__(self, scratch_root: Path | None, tool: str) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"routesim-{tool}-", dir=scratch_root)
+        root = Path(self._tmp.name)
+        self.work, self.out = root / "work", root / "out"
+        self.work.mkdir()
+        (self.out / TMP_DIR).mkdir(parents=True)
+        self.work_folder = Folder(self.work)
+        self.out_folder = Folder(self.out)
+
+    def __enter__(self) -> _Workspace:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.work_folder.close()
+        self.out_folder.close()
+        self._tmp.cleanup()
+
+    def take_candidate(self) -> bytes | HostileEntry:
+        """The bytes the agent left as the candidate, or why none can be taken."""
+        try:
+            return self.work_folder.read(CANDIDATE_FILE, MAX_SOURCE_BYTES)
+        except HostileEntry as exc:
+            return exc
+
+
+def _interpreter_root(script: Path, path: str | None) -> list[Path]:
+    """The install of the interpreter a script names on its `#!` line (node,
+    for the npm CLIs), where it lies outside the system's folders."""
     try:
-        code = read_source(target)
+        with script.open("rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return []
+    program = words[1] if Path(words[0]).name == "env" and len(words) > 1 else words[0]
+    found = shutil.which(program, path=path)
+    return [Path(found).resolve().parents[1]] if found else []
+
+
+def _module_cache() -> list[Path]:
+    """Go's module cache, where Go can say where it is."""
+    try:
+        return [Path(go_env("GOMODCACHE"))]
+    except GoToolchainError:
+        return []
+
+
+def _copy_in(state: StateFile, home: Path) -> bytes | None:
+    """Copy the user's state file into the private home (its folder made
+    either way); the bytes copied, or None when there was none."""
+    target = home / state.inside
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        data = state.source.read_bytes() if state.source.is_file() else None
+    except OSError:
+        data = None
+    if data is not None:
+        with Folder(target.parent) as folder:
+            folder.create(target.name, data, mode=0o600)
+    return data
+
+
+def _copy_login_back(state: StateFile, home: Path, before: bytes) -> None:
+    """The login file as the agent's tool left it, back to the user's, if
+    it changed and is still a plain file holding a JSON object (a refreshed
+    token); anything else is dropped with a warning."""
+    target = home / state.inside
+    try:
+        with Folder(target.parent) as folder:
+            data = folder.read(target.name, MAX_LOGIN_BYTES)
+        if data == before:
+            return
+        if not isinstance(json.loads(data), dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        log.warning("not copying %s back from the agent's home: %s", state.source, exc)
+        return
+    atomic_write(state.source, data, mode=0o600)
+
+
+def check_candidate(left: bytes | HostileEntry, original: str) -> Extraction:
+    """The file the agent left, if it is a changed, parsing Go file."""
+    if isinstance(left, HostileEntry):
+        if left.errno == errno.ENOENT:
+            return Extraction(reason=f"the agent deleted {CANDIDATE_FILE}")
+        return Extraction(reason=f"the agent left {left}")
+    try:
+        code = source_text(left, CANDIDATE_FILE)
     except NotSourceText as exc:
         return Extraction(reason=f"the agent's {exc}")
     if code == original:
@@ -492,18 +628,26 @@ class ClaudeCLIBackend(AgentCLIBackend):
     login_hint = ("run `claude auth login`, or set ANTHROPIC_API_KEY (with a base URL, any "
                   "value the server accepts)")
     endpoint_needs_login = True
+    state_env = ("CLAUDE_CONFIG_DIR",)
 
     def tool_env(self) -> dict[str, str]:
         return {"ANTHROPIC_BASE_URL": self.base_url} if self.base_url else {}
 
-    def state_paths(self) -> list[Path]:
-        # Claude Code keeps its settings and login in ~/.claude and
-        # ~/.claude.json, or both in $CLAUDE_CONFIG_DIR.
+    def state_files(self) -> list[StateFile]:
+        # Claude Code keeps its login (.credentials.json) and settings in
+        # ~/.claude and its account in ~/.claude.json, or all of them in
+        # $CLAUDE_CONFIG_DIR; in the jail, HOME is the private home.
         env = self._env()
-        if env.get("CLAUDE_CONFIG_DIR"):
-            return [Path(env["CLAUDE_CONFIG_DIR"])]
         home = Path(env.get("HOME") or Path.home())
-        return [home / ".claude", home / ".claude.json"]
+        config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else None
+        folder = config or home / ".claude"
+        account = config / ".claude.json" if config else home / ".claude.json"
+        return [
+            StateFile(source=folder / ".credentials.json",
+                      inside=Path(".claude/.credentials.json"), login=True),
+            StateFile(source=folder / "settings.json", inside=Path(".claude/settings.json")),
+            StateFile(source=account, inside=Path(".claude.json")),
+        ]
 
     def _endpoint(self) -> str | None:
         return self.base_url or os.environ.get("ANTHROPIC_BASE_URL")
@@ -537,7 +681,7 @@ class ClaudeCLIBackend(AgentCLIBackend):
             args += ["--add-dir", str(d)]
         return [*args, "--allowedTools", *tools]
 
-    def reply(self, run: CLIRun, out_dir: Path) -> Completion:
+    def reply(self, run: CLIRun, out: Folder) -> Completion:
         result = claude_result(run.stdout)
         if result.get("is_error"):
             detail = result.get("result") or result.get("subtype") or "unknown error"
@@ -587,15 +731,21 @@ class CodexCLIBackend(AgentCLIBackend):
     # Our own provider entry: codex ignores OPENAI_BASE_URL, and overrides of
     # its built-in `openai` provider are not honoured.
     provider_id = "routesim"
+    state_env = ("CODEX_HOME",)
 
     def _endpoint(self) -> str | None:
         return self.base_url or os.environ.get("OPENAI_BASE_URL")
 
-    def state_paths(self) -> list[Path]:
-        # Codex keeps its login, config and logs in $CODEX_HOME (~/.codex).
+    def state_files(self) -> list[StateFile]:
+        # Codex keeps its login (auth.json) and config in $CODEX_HOME
+        # (~/.codex); in the jail, HOME is the private home.
         env = self._env()
         home = Path(env.get("HOME") or Path.home())
-        return [Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"]
+        folder = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+        return [
+            StateFile(source=folder / "auth.json", inside=Path(".codex/auth.json"), login=True),
+            StateFile(source=folder / "config.toml", inside=Path(".codex/config.toml")),
+        ]
 
     def _provider_args(self) -> list[str]:
         url = self._endpoint()
@@ -654,17 +804,22 @@ class CodexCLIBackend(AgentCLIBackend):
         return bool(events) and str(events[0].get("type", "")).startswith(
             ("item.", "turn.", "thread."))
 
-    def reply(self, run: CLIRun, out_dir: Path) -> Completion:
+    def reply(self, run: CLIRun, out: Folder) -> Completion:
         events = json_lines(run.stdout)
         failed = [e for e in events if e.get("type") == "turn.failed"]
         if failed:
             error = failed[-1].get("error") or {}
             raise TransientError(f"codex turn failed: {error.get('message', error)}")
         # The last-message file is exactly the final reply; the last
-        # agent_message event holds the same text and is the fallback.
-        path = out_dir / self.last_message_file
-        text = (path.read_text(errors="replace") if path.is_file()
-                else _last_agent_message(events))
+        # agent_message event holds the same text and is the fallback. The
+        # file is in a folder the agent can write: taken as hostile_fs takes
+        # any (a link to a secret is refused, not read).
+        try:
+            text = out.read(self.last_message_file, MAX_REPLY_BYTES).decode("utf-8", "replace")
+        except HostileEntry as exc:
+            if exc.errno != errno.ENOENT:
+                raise TransientError(f"codex's last message: {exc}") from None
+            text = _last_agent_message(events)
         return Completion(text=text, usage=_codex_usage(events))
 
 
