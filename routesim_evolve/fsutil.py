@@ -13,6 +13,7 @@ import hashlib
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,23 +74,6 @@ def files_fingerprint(root: Path, files: Sequence[Path], *, salt: bytes = b"") -
     return fingerprint
 
 
-def make_once(path: Path, locks: Path, make: Callable[[Path], None]) -> Path:
-    """`path`, made the first time anyone asks: `make(tmp)` writes it to a
-    temporary name beside it, renamed into place when done, under a lock in
-    `locks` so that concurrent callers (threads or processes) wait for the
-    one making it. An exception of `make` leaves nothing at `path`."""
-    if path.is_file():
-        return path
-    with file_lock(locks / f"{path.name}.lock"):
-        if path.is_file():
-            return path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        make(tmp)
-        tmp.replace(path)
-    return path
-
-
 def evict_oldest(
     files: list[Path], bound_bytes: int, remove: Callable[[Path], None]
 ) -> None:
@@ -102,3 +86,15 @@ def evict_oldest(
             return
         remove(path)
         total -= st.st_size
+
+
+#: How stale a file's mtime may get before a use touches it for eviction's
+#: recency: a touch moves its ctime, so the next content check of a trusted
+#: file hashes it again (about 15 ms for a candidate) instead of every use.
+TOUCH_INTERVAL_S = 3600.0
+
+
+def touch_if_stale(path: Path) -> None:
+    """Mark `path` as recently used for `evict_oldest`, at most hourly."""
+    if time.time() - path.stat().st_mtime > TOUCH_INTERVAL_S:
+        os.utime(path)

@@ -22,6 +22,7 @@ from routesim_evolve.build.gomodule import (
     go_module_dir,
 )
 from routesim_evolve.build.tools import GoTool, tool_binary
+from routesim_evolve.build.trusted import open_checked
 
 #: The allow-list file, relative to the Go module.
 ALLOWLIST_FILE = Path("cmd/candcheck/allowlist.json")
@@ -105,7 +106,10 @@ def check_source(
     source: str, *, go_dir: Path | None = None, root: Path | None = None
 ) -> CheckReport:
     """Run candcheck on a candidate's source. A harness failure (candcheck
-    itself broken) raises GoToolchainError; a bad candidate never raises."""
+    itself broken) raises GoToolchainError, and candcheck's bytes not being
+    the ones built TrustedFileChanged; a bad candidate never raises. What
+    runs is the descriptor whose bytes were checked, so a swap between the
+    check and the start changes nothing."""
     go_dir = go_dir or go_module_dir()
     root = root or cache_root()
     tool = candcheck_binary(go_dir, root)
@@ -115,11 +119,13 @@ def check_source(
         path = Path(tmp) / CANDIDATE_SLOT.name
         path.write_text(source, encoding="utf-8", errors="surrogateescape")
         pkgdir = go_dir / CANDIDATE_SLOT.parent
-        proc = subprocess.run(
-            [str(tool), "-pkgdir", str(pkgdir), str(path)],
-            capture_output=True,
-            timeout=120,
-        )
+        with open_checked(tool) as checked:
+            proc = subprocess.run(
+                [checked.exec_path, "-pkgdir", str(pkgdir), str(path)],
+                capture_output=True,
+                timeout=120,
+                pass_fds=(checked.fd,),
+            )
     if proc.returncode not in (0, 1):
         raise GoToolchainError(f"candcheck exited {proc.returncode}: {proc.stderr.decode()}")
     try:

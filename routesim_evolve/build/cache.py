@@ -7,8 +7,11 @@ binary is the sha256 of everything that decides it: the candidate, the
 module's other sources, go.sum, `go version`, the build tags and flags. A key
 is compiled at most once: a per-key flock makes parallel workers (threads or
 processes) wait for the first, and binaries appear by atomic rename, so no one
-ever runs a half-written file, and each carries its sha256 beside it, so a
-damaged one is rebuilt, never run. Every failure of a candidate build is
+ever runs a half-written file. Each is read-only, with its sha256 recorded in
+memory and beside it, and is checked against that record on every look-up
+and again by the run that starts it (`trusted.py`): a binary whose bytes
+changed stops the run (TrustedFileChanged); one without a record was never
+trusted here and is rebuilt. Every failure of a candidate build is
 cached too (compile errors, timeouts, limits hit), so a candidate is compiled
 at most once, whatever it does to the compiler.
 
@@ -52,7 +55,15 @@ from routesim_evolve.build.gomodule import (
     go_version,
     module_fingerprint,
 )
-from routesim_evolve.fsutil import GIB, MIB, atomic_write, evict_oldest, file_lock
+from routesim_evolve.build.trusted import seal, verify
+from routesim_evolve.fsutil import (
+    GIB,
+    MIB,
+    atomic_write,
+    evict_oldest,
+    file_lock,
+    touch_if_stale,
+)
 from routesim_evolve.textclip import clip_line
 
 log = logging.getLogger(__name__)
@@ -197,7 +208,6 @@ class BinaryCache:
         self.compiles = 0
         self._count_lock = threading.Lock()
         self._warmed: set[tuple[str, ...]] = set()
-        self._verified: set[tuple[str, int, int]] = set()
 
     def build(self, source: str, *, tags: tuple[str, ...] = (NOLND_TAG,)) -> BuildOutcome:
         """Build a candidate: allow-list check, then compile, unless the
@@ -238,14 +248,15 @@ class BinaryCache:
         return self.root / "bin" / key[:2] / f"{key}.fail.json"
 
     def _lookup(self, key: str) -> BuildOutcome | None:
-        """The cached outcome of `key`, if any: a binary whose checksum
-        matches, or a failure. A damaged entry is removed, never trusted."""
+        """The cached outcome of `key`, if any: a binary that matches its
+        record, or a failure. A binary without a record is removed, never
+        trusted; one whose bytes changed raises TrustedFileChanged."""
         binary = self.binary_path(key)
-        if binary.is_file():
-            if self._intact(binary):
-                binary.touch()  # eviction keeps the recently used
+        if binary.is_file() or binary.is_symlink():
+            if verify(binary):
+                touch_if_stale(binary)  # eviction keeps the recently used
                 return BuildOutcome(status=BuildStatus.OK, key=key, binary=binary)
-            log.warning("binary %s does not match its checksum: building again", binary)
+            log.warning("binary %s has no recorded checksum: building again", binary)
             binary.unlink(missing_ok=True)
         failure = self._failure_path(key)
         if failure.is_file():
@@ -257,22 +268,6 @@ class BinaryCache:
                 return None
             return cached.model_copy(update={"compiled": False})
         return None
-
-    def _intact(self, binary: Path) -> bool:
-        """The binary's sha256 matches the one written beside it (checked
-        once per process and file version)."""
-        stat = binary.stat()
-        version = (str(binary), stat.st_mtime_ns, stat.st_size)
-        if version in self._verified:
-            return True
-        sidecar = binary.with_name(binary.name + ".sha256")
-        try:
-            ok = sidecar.read_text().strip() == _sha256_file(binary)
-        except OSError:
-            ok = False
-        if ok:
-            self._verified.add(version)
-        return ok
 
     def _build_locked(
         self, key: str, source: str | None, tags: tuple[str, ...], start: float
@@ -386,7 +381,7 @@ class BinaryCache:
                 # built (warm cache), so even a timeout is not retried.
                 atomic_write(self._failure_path(key), outcome.model_dump_json().encode())
                 return outcome
-            binary.with_name(binary.name + ".sha256").write_text(_sha256_file(tmp_binary))
+            seal(tmp_binary, binary)
             tmp_binary.replace(binary)
             return BuildOutcome(status=BuildStatus.OK, key=key, binary=binary, compiled=True)
         finally:
@@ -484,14 +479,6 @@ def _candidate_cache_lock() -> Path:
 
 def _tree_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 _default_cache: BinaryCache | None = None

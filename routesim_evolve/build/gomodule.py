@@ -4,11 +4,17 @@ Every cache key in this package starts from `module_fingerprint`: a hash of the
 module's sources (other than the candidate's slot, unless asked), go.mod,
 go.sum and the allow-list, so that editing the simulator invalidates every
 binary and every reference result built from it.
+
+The toolchain is trusted on first use: the first process that runs it with a
+cache folder records the sha256 of `go` and of the tools `go build` runs from
+GOTOOLDIR in that folder (`trusted/go-toolchain.json`, read-only), and every
+later `go_binary()` checks them against that record (`trusted.py`).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -16,7 +22,8 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from routesim_evolve.fsutil import files_fingerprint
+from routesim_evolve.build.trusted import open_checked, record, verify
+from routesim_evolve.fsutil import atomic_write, file_lock, files_fingerprint
 from routesim_evolve.layout import GO_DIR
 
 #: The candidate's slot in the routesim command, relative to the module.
@@ -49,13 +56,77 @@ def cache_root() -> Path:
     return root.resolve()
 
 
-@functools.cache
+#: The programs of GOTOOLDIR that `go build` runs (the others, vet, cover,
+#: fix, serve only commands the harness does not run).
+BUILD_TOOLS = ("asm", "cgo", "compile", "link")
+
+
 def go_binary() -> str:
-    """The go command: $ROUTESIM_GO, else `go` on PATH."""
+    """The go command: $ROUTESIM_GO, else `go` on PATH (symlinks resolved),
+    with the tools `go build` runs, checked against the toolchain's record
+    before every use: a change raises TrustedFileChanged."""
+    go = _go_path()
+    trusted = _trusted_toolchain(go, str(cache_root()))
+    for path in trusted:
+        verify(path, remedy=_toolchain_remedy())
+    return go
+
+
+@functools.cache
+def _go_path() -> str:
     found = os.environ.get("ROUTESIM_GO") or shutil.which("go")
     if not found:
         raise GoToolchainError("no `go` on PATH (set ROUTESIM_GO)")
-    return found
+    return os.path.realpath(found)
+
+
+def toolchain_record() -> Path:
+    """Where the cache folder keeps the toolchain's hashes."""
+    return cache_root() / "trusted" / "go-toolchain.json"
+
+
+def _toolchain_remedy() -> str:
+    return (f"reinstall Go; if you changed it on purpose, delete {toolchain_record()} so "
+            "that the next run trusts the toolchain now installed")
+
+
+@functools.cache
+def _trusted_toolchain(go: str, root: str) -> tuple[Path, ...]:
+    """Once per process and cache folder: `go` and its build tools, each
+    checked against the folder's record (hashed into it when absent) and
+    recorded in this process's memory."""
+    del root  # part of the memo's key: the record lives in that folder
+    path = toolchain_record()
+    with file_lock(path.parent / "go-toolchain.lock"):
+        known: dict[str, str] = json.loads(path.read_text()) if path.is_file() else {}
+        files = [Path(go)]
+        files += _build_tools(_first_trust(Path(go), known))
+        for tool in files[1:]:
+            _first_trust(tool, known)
+        if not path.is_file() or json.loads(path.read_text()) != known:
+            atomic_write(path, json.dumps(known, indent=1, sort_keys=True).encode(), mode=0o444)
+    return tuple(files)
+
+
+def _first_trust(path: Path, known: dict[str, str]) -> Path:
+    """Check `path` against `known` (hashing it into `known` when absent)
+    and record it in memory."""
+    with open_checked(path, expected=known.get(str(path)), remedy=_toolchain_remedy()) as f:
+        known[str(path)] = f.sha256
+    record(path, f.sha256)
+    return path
+
+
+def _build_tools(go: Path) -> list[Path]:
+    """The files of GOTOOLDIR that `go build` runs, as the checked `go`
+    names the folder."""
+    try:
+        out = subprocess.run([str(go), "env", "GOTOOLDIR"], capture_output=True, text=True,
+                             check=True, timeout=60, env=build_env())
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GoToolchainError(f"`go env GOTOOLDIR` failed: {exc}") from exc
+    tool_dir = Path(os.path.realpath(out.stdout.strip()))
+    return [tool_dir / name for name in BUILD_TOOLS if (tool_dir / name).is_file()]
 
 
 def build_env(*, home: Path | None = None) -> dict[str, str]:

@@ -4,9 +4,11 @@ own process, which the reference routesim binary runs for `--router ldk`.
 It is built with cargo once per content and kept in the cache folder under a
 key of its sources, its Cargo.lock and the Rust toolchain, so that editing
 the bridge builds it again, and the reference results it made are keyed by
-the same content. Cargo's own build folder is ldk/target (or
-$ROUTESIM_LDK_TARGET): one per checkout, shared by every cache folder, so a
-new cache folder costs a copy, not a compile of rust-lightning. The crates
+the same content. The routesim binary starts it by the path it is given, which
+the reference run makes the descriptor it checked (`sandbox.run_binary`).
+Cargo's own build folder is ldk/target (or $ROUTESIM_LDK_TARGET): one per
+checkout, shared by every cache folder, so a new cache folder costs a copy,
+not a compile of rust-lightning. The crates
 come from crates.io at the versions Cargo.lock pins (`--locked`);
 `scripts/install.sh` fetches them, and later builds need no network.
 """
@@ -20,7 +22,8 @@ import subprocess
 from pathlib import Path
 
 from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.fsutil import files_fingerprint, make_once
+from routesim_evolve.build.trusted import make_trusted
+from routesim_evolve.fsutil import files_fingerprint
 from routesim_evolve.layout import LDK_DIR
 
 #: The bridge's binary, as Cargo.toml names it.
@@ -84,8 +87,10 @@ def _toolchain_version() -> str:
 
 
 def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
-    """The bridge's binary, built on first use and kept in the cache folder.
-    Raises LdkBuildError with cargo's message when it does not build."""
+    """The bridge's binary, built on first use and kept in the cache folder
+    (read-only, checked by content on every call: `trusted.py`). Raises
+    LdkBuildError with cargo's message when it does not build, and
+    TrustedFileChanged when its bytes are not the ones built."""
     root = root or cache_root()
     binary = root / "ldk" / f"{BRIDGE_NAME}-{bridge_key(ldk_dir)}"
     target = Path(os.environ.get("ROUTESIM_LDK_TARGET") or ldk_dir / "target")
@@ -104,4 +109,4 @@ def bridge_binary(ldk_dir: Path = LDK_DIR, root: Path | None = None) -> Path:
                                 f"{proc.stderr[-4000:]}")
         shutil.copy2(target / "release" / BRIDGE_NAME, tmp)
 
-    return make_once(binary, root / "locks", build)
+    return make_trusted(binary, root / "locks", build)

@@ -1,5 +1,6 @@
 """Small trusted Go tools of the module (candcheck, scenariocheck), built on
-first use and kept in the cache folder under a key of their sources.
+first use and kept in the cache folder under a key of their sources,
+read-only and checked by content before each use (`trusted.py`).
 
 A tool's key hashes `go version` and the non-test .go and .json files of the
 packages it is built from (its own and the in-module packages it imports),
@@ -15,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 import routesim_evolve.build.gomodule as gomodule
-from routesim_evolve.fsutil import make_once
+from routesim_evolve.build.trusted import make_trusted
 
 
 class GoTool(BaseModel):
@@ -40,7 +41,8 @@ def tool_key(tool: GoTool, go_dir: Path) -> str:
 
 
 def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = None) -> Path:
-    """The tool's binary, built on first use and kept in the cache folder."""
+    """The tool's binary, built on first use and kept in the cache folder;
+    raises TrustedFileChanged when its bytes are not the ones built."""
     go_dir = go_dir or gomodule.go_module_dir()
     root = root or gomodule.cache_root()
     binary = root / "tools" / f"{tool.name}-{tool_key(tool, go_dir)}"
@@ -53,4 +55,4 @@ def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = No
         if proc.returncode != 0:
             raise gomodule.GoToolchainError(f"building {tool.name} failed:\n{proc.stderr}")
 
-    return make_once(binary, root / "locks", build)
+    return make_trusted(binary, root / "locks", build)
