@@ -8,6 +8,11 @@ own, content-addressed (`<cache_root>/ray-worker`), and runs the binary with
 sandbox.run_binary under the limits the driver sent. The outcome comes back
 to the driver, which scores and caches it as it would a local run.
 
+The driver ships a binary's bytes as checked against their record
+(`build/trusted.py`); a worker's copy is named by that sha256, fetched again
+when it differs, recorded in the worker's memory and started through the
+descriptor the sandbox checked.
+
 Ray is the scheduler: a task asks for `gomaxprocs` CPUs, and the driver's
 threads (the evaluator's pool, GEPA's) wait on their task each. Importing
 this module needs Ray (pip install 'routesim-evolve[ray]').
@@ -31,8 +36,9 @@ from ray.exceptions import RayError
 
 from routesim_evolve.build.cache import BuildLimits
 from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.build.trusted import TrustedFileChanged, matches, open_checked, record
 from routesim_evolve.corpus.load import scenario_graph_file
-from routesim_evolve.fsutil import atomic_write, evict_oldest
+from routesim_evolve.fsutil import atomic_write, evict_oldest, touch_if_stale
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary
 
@@ -137,7 +143,7 @@ class RayExecutor:
             if (known := self._binaries.get(version)) is not None:
                 self._binaries.move_to_end(version)
                 return known
-            shipped = _put(binary.read_bytes())
+            shipped = _put_checked(binary)
             self._binaries[version] = shipped
             while len(self._binaries) > KEEP_BINARIES:
                 self._binaries.popitem(last=False)
@@ -168,6 +174,18 @@ def _version(path: Path) -> tuple[str, int, int]:
     """A file's identity for the driver's memo: path, mtime and size."""
     st = path.stat()
     return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+def _put_checked(binary: Path) -> Shipped:
+    """A trusted binary's bytes, read through the descriptor whose content
+    was checked against its record, and checked again as read."""
+    with open_checked(binary) as checked:
+        data = b"".join(iter(functools.partial(os.read, checked.fd, 1 << 20), b""))
+    shipped = _put(data)
+    if shipped.sha256 != checked.sha256:
+        raise TrustedFileChanged(binary, checked.sha256, shipped.sha256,
+                                 "find out what is writing into the cache folder")
+    return shipped
 
 
 def _put(data: bytes) -> Shipped:
@@ -222,12 +240,17 @@ class WorkerStore:
         self.root = root
 
     def binary(self, shipped: Shipped) -> Path:
+        """The shipped binary, as the driver checked it: a copy here that
+        differs (or is a symlink) is fetched again."""
         path = self.root / "bin" / shipped.sha256
-        if self._fetch(shipped, path, mode=0o755):
+        if matches(path, shipped.sha256):
+            touch_if_stale(path)  # eviction keeps the recently used
+        else:
+            path.unlink(missing_ok=True)
+            self._fetch(shipped, path, mode=0o555)
             evict_oldest([p for p in path.parent.iterdir() if not p.name.startswith(".")],
                          BuildLimits().binaries_bytes, lambda p: p.unlink(missing_ok=True))
-        else:
-            os.utime(path)  # eviction keeps the recently used
+        record(path, shipped.sha256)
         return path
 
     def graph(self, shipped: Shipped) -> Path:

@@ -8,7 +8,9 @@ ldk/ (build/ldk.py). A reference result is keyed by the scenario file's
 bytes, its graph file's bytes, the module's fingerprint (the candidate's slot
 left out: it does not change the references' routes), the bridge's key for
 ldk, and the router's name, so evolution never pays for a reference twice on
-one scenario.
+one scenario. The reference binary and the bridge are checked by content
+before each run (`build/trusted.py`, through `BinaryCache`, `bridge_binary`
+and the sandbox, which starts the descriptor it checked).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from routesim_evolve.build.cache import BinaryCache, default_cache
 from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.ldk import bridge_binary, bridge_key
+from routesim_evolve.build.trusted import open_checked
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import GIB, atomic_write, file_lock
 from routesim_evolve.simulate.executor import LOCAL, Executor
@@ -154,10 +157,11 @@ def _read_cached(path: Path) -> Result | None:
 
 def available_routers(binary: Path) -> tuple[str, ...]:
     """The router names a routesim binary was built with, read from the
-    usage text of its --router flag."""
-    proc = subprocess.run(
-        [str(binary), "-h"], capture_output=True, text=True, timeout=30, check=False
-    )
+    usage text of its --router flag (the bytes checked against their record
+    are the ones run)."""
+    with open_checked(binary) as checked:
+        proc = subprocess.run([checked.exec_path, "-h"], capture_output=True, text=True,
+                              timeout=30, check=False, pass_fds=(checked.fd,))
     m = re.search(r"router to run: ([^\n(]+)", proc.stderr + proc.stdout)
     if not m:
         return ()

@@ -16,6 +16,12 @@ process gets more:
 - a scrubbed environment (PATH, HOME, GOMAXPROCS, GOMEMLIMIT, GOTRACEBACK),
   a scratch working folder removed afterwards, no core dumps, capped files
   and capped captured output.
+
+What runs is what was checked: the binary (and the LDK bridge it starts) are
+opened, checked against the hash recorded when they were built
+(`build/trusted.py`; a binary the harness has no record of, such as a test's
+stand-in, is run unchecked), and started through that open descriptor
+(`/proc/self/fd/N`), so a file swapped after the check never runs.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from typing import IO, NamedTuple, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from routesim_evolve.build.trusted import CheckedFile, open_checked
 from routesim_evolve.fsutil import GIB, MIB
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
@@ -222,7 +229,9 @@ class _Exit(BaseModel):
     stderr: str
 
 
-def _spawn_and_wait(cmd: list[str], cwd: Path, limits: SandboxLimits) -> _Exit:
+def _spawn_and_wait(
+    cmd: list[str], cwd: Path, limits: SandboxLimits, pass_fds: tuple[int, ...] = ()
+) -> _Exit:
     start = time.monotonic()
     proc = subprocess.Popen(
         cmd,
@@ -234,6 +243,7 @@ def _spawn_and_wait(cmd: list[str], cwd: Path, limits: SandboxLimits) -> _Exit:
         preexec_fn=functools.partial(_apply_limits, limits),
         start_new_session=True,
         close_fds=True,
+        pass_fds=pass_fds,
     )
     assert proc.stdout is not None and proc.stderr is not None
     readers = [_CappedReader(s, limits.output_cap_bytes) for s in (proc.stdout, proc.stderr)]
@@ -358,20 +368,33 @@ def resolve_run(options: RunOptions) -> ResolvedRun:
 
 def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions]) -> RunOutcome:
     """Run `binary --router ROUTER --no-timing` on one scenario inside the
-    sandbox. Never raises: every failure is a RunOutcome."""
+    sandbox. Never raises for what the binary does: every failure is a
+    RunOutcome. A binary (or bridge) whose bytes differ from its record
+    raises TrustedFileChanged, and is not run."""
     router, limits, source, ldk_bridge = resolve_run(options)
-    scenario = Path(scenario_path).resolve()
+    with contextlib.ExitStack() as files:
+        checked = files.enter_context(open_checked(Path(binary).resolve()))
+        bridge = (files.enter_context(open_checked(Path(ldk_bridge).resolve()))
+                  if ldk_bridge is not None else None)
+        return _run_checked(checked, bridge, Path(scenario_path).resolve(), router, limits,
+                            source)
+
+
+def _run_checked(binary: CheckedFile, bridge: CheckedFile | None, scenario: Path, router: str,
+                 limits: SandboxLimits, source: str | None) -> RunOutcome:
     name = scenario.name
     prefix = _unshare_prefix() if limits.isolate_network else ()
     scratch = Path(tempfile.mkdtemp(prefix="routesim-run-", dir=limits.scratch_parent))
     try:
         out = scratch / "result.json"
-        cmd = [*prefix, str(Path(binary).resolve()), "--router", router, "--no-timing"]
-        if ldk_bridge is not None:
-            cmd += ["--ldk-bridge", str(Path(ldk_bridge).resolve())]
+        cmd = [*prefix, binary.exec_path, "--router", router, "--no-timing"]
+        fds = [binary.fd]
+        if bridge is not None:
+            cmd += ["--ldk-bridge", bridge.exec_path]
+            fds.append(bridge.fd)
         cmd += ["--out", str(out), str(scenario)]
         try:
-            ex = _spawn_and_wait(cmd, scratch, limits)
+            ex = _spawn_and_wait(cmd, scratch, limits, tuple(fds))
         except OSError as exc:
             # exec fails with ENOMEM when the binary's static data alone
             # exceeds the address-space cap: the candidate's doing.
