@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 import orjson
@@ -39,8 +39,9 @@ from routesim_evolve.report.heldout import (
     render_scenarios,
     render_table,
 )
+from routesim_evolve.report.replay import heading, render_replay_check, worlds_line
 from routesim_evolve.runs.settings import EvolveSettings
-from routesim_evolve.score.compare import Comparison, compare_routers
+from routesim_evolve.score.compare import Comparison, compare_routers, replay_check
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.executor import (
     ExecutorKind,
@@ -92,18 +93,26 @@ TIMEOUT = click.option(
 
 
 WORLD_SECRET = click.option(
-    "--world-secret", default="public", show_default=True, metavar="public|random|HEX",
-    help="The worlds played: the corpus's own (public: reproducible from the corpus alone), "
-         "fresh ones a candidate could not have replayed (random; the output names the "
-         "secret, to reproduce them), or those of a 64-hex-digit secret "
+    "--world-secret", metavar="public|random|HEX",
+    help="The worlds played. Default (or random): hidden ones under a fresh secret, which "
+         "the output names (a candidate that carries the corpus cannot replay them); HEX: "
+         "those of that 64-hex-digit secret, to play a table again; public: the corpus's own, "
+         "which such a candidate can replay, so every table says so "
          "(docs/scoring.md, 'Hidden worlds').",
+)
+CHECK_REPLAY = click.option(
+    "--check-replay", is_flag=True,
+    help="Also play the corpus's own worlds and show, per router, its score there minus in "
+         "the hidden ones with a 95 % interval, paired by scenario; a candidate above beyond "
+         "noise is flagged (it may carry the corpus). lnd, ldk and the oracle are the "
+         "control. Plays every scenario twice.",
 )
 
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """How eval and compare run their pairs: concurrency, time limit, executor,
     the worlds played."""
-    return WORKERS(TIMEOUT(EXECUTOR(RAY_ADDRESS(WORLD_SECRET(command)))))
+    return WORKERS(TIMEOUT(EXECUTOR(RAY_ADDRESS(WORLD_SECRET(CHECK_REPLAY(command))))))
 
 
 def _fail(message: str) -> None:
@@ -215,12 +224,13 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
 @run_options
 def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: str | None,
                  json_out: Path | None, workers: int | None, timeout: float, executor: str,
-                 ray_address: str | None, world_secret: str) -> None:
+                 ray_address: str | None, world_secret: str | None,
+                 check_replay: bool) -> None:
     """Score one candidate on a split, beside lnd-apriori, lnd-bimodal and ldk."""
     only = [n for n in scenarios.split(",") if n] if scenarios else None
     _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
              with_pairs=False, only=only, executor=_executor_settings(executor, ray_address),
-             secret=_world_secret(world_secret))
+             worlds=_worlds(world_secret, check_replay))
 
 
 @main.command("compare")
@@ -238,12 +248,13 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
 def compare_command(corpus: Path | None, split: str, candidates: tuple[Path, ...],
                     revalidate: int, json_out: Path | None, html_out: Path | None,
                     workers: int | None, timeout: float, executor: str,
-                    ray_address: str | None, world_secret: str) -> None:
+                    ray_address: str | None, world_secret: str | None,
+                    check_replay: bool) -> None:
     """Compare routers pair by pair on held-out scenarios (and against lnd)."""
     comparison = _compare(corpus, split, list(candidates), json_out, workers, timeout,
                           revalidate, with_pairs=True,
                           executor=_executor_settings(executor, ray_address),
-                          secret=_world_secret(world_secret))
+                          worlds=_worlds(world_secret, check_replay))
     if html_out is not None:
         from routesim_evolve.report.html import render_compare_report
 
@@ -279,10 +290,27 @@ def _world_secret(text: str) -> WorldSecret:
         raise UserError(f"--world-secret: {exc}") from None
 
 
+class _Worlds(NamedTuple):
+    """The worlds eval and compare play: under `secret`, which the user gave
+    or a fresh one, and with --check-replay the corpus's own as well."""
+
+    secret: WorldSecret
+    given: bool
+    check_replay: bool
+
+
+def _worlds(world_secret: str | None, check_replay: bool) -> _Worlds:
+    secret = _world_secret(world_secret or "random")
+    if check_replay and secret.public:
+        _fail("--check-replay compares the corpus's own worlds with hidden ones: leave "
+              "--world-secret out (a fresh secret) or give a HEX one, not public")
+    return _Worlds(secret, given=world_secret not in (None, "random"), check_replay=check_replay)
+
+
 def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path | None,
              workers: int | None, timeout: float, revalidate: int, *, with_pairs: bool,
-             executor: ExecutorSettings, only: list[str] | None = None,
-             secret: WorldSecret = PUBLIC) -> Comparison:
+             executor: ExecutorSettings, worlds: _Worlds,
+             only: list[str] | None = None) -> Comparison:
     if corpus is None:
         _fail("--corpus is required")
     names = _router_names(files)
@@ -310,25 +338,47 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
                           executor=runs_on)
     started = time.monotonic()
     click.echo(f"{len(sources)} candidate(s) on {len(examples)} {split} scenarios"
-               + (f" × {revalidate + 1} seeds" if revalidate else "") + " …", err=True)
+               + (f" × {revalidate + 1} seeds" if revalidate else "")
+               + (", in hidden and in the corpus's own worlds" if worlds.check_replay else "")
+               + " …", err=True)
+    secret = worlds.secret
+    click.echo(worlds_line(secret, worlds.given))  # first, so that no table goes unexplained
     comparison = compare_routers(sources, examples, evaluator, references, workers=workers,
                                  revalidate=revalidate, secret=secret,
                                  on_progress=lambda m: click.echo(m, err=True))
+    comparison.world_secret = "public" if secret.public else secret.key.hex()
+    if worlds.check_replay:
+        click.echo("the same routers in the corpus's own worlds, for the replay check …",
+                   err=True)
+        public = compare_routers(sources, examples, evaluator, references, workers=workers,
+                                 revalidate=revalidate, secret=PUBLIC,
+                                 on_progress=lambda m: click.echo(m, err=True))
+        comparison.replay_check = replay_check(public, comparison, sources)
     click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
-    click.echo("Worlds: " + ("the corpus's own (--world-secret public)." if secret.public else
-                             f"hidden, under --world-secret {secret.key.hex()}."))
-    click.echo("\n## Per scenario: score (success)\n\n" + render_scenarios(comparison))
-    click.echo("\n## Per arena\n\n" + render_table(comparison))
-    click.echo("\n## Score axes, per arena\n\n" + render_axes(comparison))
-    click.echo("\n## Distance to the oracle, by score axis\n\n" + render_distance(comparison))
-    click.echo("\n" + render_sanity(comparison))
-    if with_pairs:
-        click.echo("\n## Paired comparisons (per scenario)\n\n" + render_pairs(comparison))
+    _print_tables(comparison, secret, with_pairs)
+    click.echo("\n" + worlds_line(secret, worlds.given))
     if json_out is not None:
         json_out.write_bytes(orjson.dumps(comparison.model_dump(mode="json"),
                                           option=orjson.OPT_INDENT_2))
         click.echo(f"\nwrote {json_out}", err=True)
     return comparison
+
+
+def _print_tables(comparison: Comparison, secret: WorldSecret, with_pairs: bool) -> None:
+    """The tables of a comparison, each heading marked when the worlds are
+    the corpus's own (replayable)."""
+    for title, render in (("Per scenario: score (success)", render_scenarios),
+                          ("Per arena", render_table),
+                          ("Score axes, per arena", render_axes),
+                          ("Distance to the oracle, by score axis", render_distance)):
+        click.echo("\n" + heading(title, secret) + "\n\n" + render(comparison))
+    click.echo("\n" + render_sanity(comparison))
+    if with_pairs:
+        click.echo("\n" + heading("Paired comparisons (per scenario)", secret) + "\n\n"
+                   + render_pairs(comparison))
+    if comparison.replay_check:
+        click.echo("\n## Replay check: the corpus's own worlds minus hidden ones (per "
+                   "scenario)\n\n" + render_replay_check(comparison.replay_check))
 
 
 def _router_names(files: list[Path]) -> list[str]:

@@ -14,7 +14,7 @@ import os
 import tempfile
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 from pathlib import Path
@@ -65,12 +65,34 @@ class RouterScore(BaseModel):
     fee_over_cheapest_ppm: float | None = None
 
 
+class ReplayCheck(BaseModel):
+    """One router's score in the corpus's own worlds against its score in
+    hidden ones, paired by scenario (`compare --check-replay`)."""
+
+    router: str
+    #: A reference router (lnd, ldk, the oracle): it carries no corpus, so
+    #: its difference is what the worlds alone move.
+    control: bool
+    #: Public minus hidden: a = the corpus's own worlds, b = the hidden ones.
+    difference: PairedComparison
+    #: A candidate whose public score exceeds its hidden one beyond noise
+    #: (the interval above 0): it may carry the corpus and replay its worlds.
+    flagged: bool
+
+
 class Comparison(BaseModel):
     """Every router on every scenario, and the paired statistics."""
 
     routers: list[str]
     scores: list[RouterScore]
     pairs: list[PairedComparison]
+    #: The worlds played: "public" (the corpus's own, replayable by a
+    #: candidate that carries the corpus) or the 64-hex-digit secret of the
+    #: hidden ones (`--world-secret HEX` plays them again); "" where not
+    #: recorded (a run's held-out table: its secret stays in world.key).
+    world_secret: str = ""
+    #: With `--check-replay`: every router's public-minus-hidden score.
+    replay_check: list[ReplayCheck] = []
 
     def by_router(self) -> dict[str, list[RouterScore]]:
         out: dict[str, list[RouterScore]] = defaultdict(list)
@@ -245,15 +267,38 @@ def _pairs(
     routers: Sequence[str], scores: Sequence[RouterScore], candidates: Mapping[str, str]
 ) -> list[PairedComparison]:
     """Every candidate against every other router, paired by scenario."""
-    table: dict[str, dict[str, float]] = defaultdict(dict)
-    for s in scores:
-        table[s.router][s.scenario] = s.score
+    table = _score_table(scores)
     pairs = []
     for a, b in combinations(routers, 2):
         if (a not in candidates and b not in candidates) or ORACLE in (a, b):
             continue
         pairs.append(pair_scores(a, b, table[a], table[b]))
     return pairs
+
+
+def replay_check(public: Comparison, hidden: Comparison,
+                 candidates: Collection[str]) -> list[ReplayCheck]:
+    """Each router of `hidden` scored in the corpus's own worlds (`public`,
+    the same routers and scenarios) minus in the hidden ones, paired by
+    scenario as compare's pairs are; a candidate flagged whose interval lies
+    above 0. The reference routers are the control."""
+    in_public, in_hidden = _score_table(public.scores), _score_table(hidden.scores)
+    checks = []
+    for router in hidden.routers:
+        diff = pair_scores(f"{router} (public)", f"{router} (hidden)", in_public[router],
+                           in_hidden[router])
+        checks.append(ReplayCheck(router=router, control=router not in candidates,
+                                  difference=diff,
+                                  flagged=router in candidates and diff.ci_low > 0))
+    return checks
+
+
+def _score_table(scores: Sequence[RouterScore]) -> dict[str, dict[str, float]]:
+    """Scores by router, then by scenario."""
+    table: dict[str, dict[str, float]] = defaultdict(dict)
+    for s in scores:
+        table[s.router][s.scenario] = s.score
+    return table
 
 
 def pair_scores(
