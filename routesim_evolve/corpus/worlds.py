@@ -10,10 +10,13 @@ HMAC of the scenario's name and seed under a secret the harness holds.
   (`world.key`, readable by its owner only), so a resume plays the same
   worlds. Every router of the run meets the same worlds (common random
   numbers hold).
-- `compare` and `eval` play the corpus's own worlds (`PUBLIC`) unless given
-  a secret, so that a published table can be reproduced from the corpus
-  alone; `--world-secret random` plays fresh worlds a candidate could not
-  have replayed.
+- `compare` and `eval` play hidden worlds under a fresh secret unless given
+  one, and name it (output and `--json`), so that a table is played again
+  with `--world-secret HEX`; the corpus's own worlds (`PUBLIC`) only when
+  asked, since a candidate that carries the corpus can forge a table of
+  them, and then every table says so. `--check-replay` plays both and flags
+  a candidate that scores more in the corpus's own (score/compare.py,
+  `replay_check`).
 
 Resolving writes each scenario anew (graph path made absolute, seed
 replaced by the hidden one) under a work dir the candidate never sees. A
