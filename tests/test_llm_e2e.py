@@ -250,9 +250,9 @@ def test_the_real_codex_cli_reaches_a_base_url_through_its_configuration(
 def test_the_real_claude_cli_answers_from_its_jail(
     server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, agent_home: Path
 ) -> None:
-    """Claude Code runs in the agents' jail (read-only file system, its own
-    state in ~/.claude) and reaches the local server at its base URL.
-    Needs the real claude (npm install @anthropic-ai/claude-code)."""
+    """Claude Code runs in the agents' jail (the system, its install and a
+    private home; nothing of the user's) and reaches the local server at its
+    base URL. Needs the real claude (npm install @anthropic-ai/claude-code)."""
     from routesim_evolve.reflect.base import BackendOptions, RetryPolicy
     from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
 
@@ -264,7 +264,9 @@ def test_the_real_claude_cli_answers_from_its_jail(
                                                                agent_timeout=120),
                                         retry=RetryPolicy(max_tries=1)),
                        server, "/messages?beta=true")
-    assert (agent_home / ".claude").is_dir()
+    # It kept its state in its private home: the user's gained nothing.
+    assert not (agent_home / ".claude").exists()
+    assert not (agent_home / ".claude.json").exists()
 
 
 def test_a_signed_out_real_codex_is_refused_before_the_run_and_never_picked_by_default(
