@@ -99,10 +99,14 @@ def test_the_replay_check_flags_a_candidate_that_knows_the_corpus_worlds(
     knower.write_text(knows_the_corpus(tiny_corpus, "test"))
     out = tmp_path / "check.json"
     result = run("compare", "--corpus", tiny_corpus, "--split", "test", SEED_PATH, knower,
-                 "--check-replay", "--world-secret", "ab" * 32, "--json", out)
+                 "--check-replay", "--world-secret", "ab" * 32, "--json", out,
+                 "--html", tmp_path / "check.html")
     assert "## Replay check: the corpus's own worlds minus hidden ones" in result.stdout
     assert "| knower |" in result.stdout.split("## Replay check")[1]
     assert "FLAGGED: knower score(s) more in the corpus's own worlds" in result.stdout
+    page = (tmp_path / "check.html").read_text()
+    assert "Replay check" in page and "<strong>FLAGGED: may carry the corpus</strong>" in page
+    assert f"--world-secret {'ab' * 32}" in page
     checks = {c["router"]: c for c in json.loads(out.read_text())["replay_check"]}
     assert set(checks) == {"candidate_impl", "knower", "lnd-apriori", "lnd-bimodal", "ldk",
                            "oracle"}

@@ -20,6 +20,7 @@ from routesim_evolve.corpus.load import CorpusError
 from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.report import plots
 from routesim_evolve.report.heldout import arena_rows, axis_rows, distance_rows, sanity_flags
+from routesim_evolve.report.replay import recorded_worlds
 from routesim_evolve.report.rundir import (
     RunRecord,
     axis_points,
@@ -77,7 +78,9 @@ def render_run_report(
 def render_compare_report(comparison: Comparison, title: str) -> str:
     """The page of a `compare`: its tables and figures."""
     return _ENV.get_template("compare.html.j2").render(
-        title=title, heldout=heldout_context(comparison))
+        title=title, heldout=heldout_context(comparison),
+        worlds=recorded_worlds(comparison.world_secret),
+        public=comparison.world_secret == "public", replay=comparison.replay_check)
 
 
 def heldout_context(comparison: Comparison) -> dict[str, Any]:

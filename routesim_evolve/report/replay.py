@@ -32,6 +32,16 @@ def worlds_line(secret: WorldSecret, given: bool) -> str:
             f"--world-secret {secret.key.hex()}")
 
 
+def recorded_worlds(world_secret: str) -> str:
+    """The worlds a comparison records (Comparison.world_secret) in words;
+    "" when it records none."""
+    if not world_secret:
+        return ""
+    if world_secret == "public":
+        return f"Worlds: {REPLAYABLE}."
+    return f"Worlds: hidden; played again with --world-secret {world_secret}"
+
+
 def heading(title: str, secret: WorldSecret) -> str:
     """A table's heading, marked replayable in the corpus's own worlds."""
     return f"## {title}" + (" (corpus's own worlds: replayable)" if secret.public else "")
