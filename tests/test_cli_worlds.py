@@ -169,3 +169,11 @@ def test_a_reference_above_beyond_noise_is_a_control_not_a_flag():
     checks = replay_check(comparison(oracle=up), comparison(oracle=down), candidates=set())
     assert checks[0].control and not checks[0].flagged and checks[0].difference.ci_low > 0
     assert "control (above beyond noise: the worlds differ)" in render_replay_check(checks)
+
+
+def test_one_scenario_flags_nothing():
+    """One scenario has no noise to measure: however far above, no flag."""
+    checks = replay_check(comparison(mine={"s0": 0.9}), comparison(mine={"s0": 0.1}),
+                          candidates={"mine"})
+    assert not checks[0].flagged and checks[0].difference.mean_diff == pytest.approx(0.8)
+    assert "no verdict: one scenario" in render_replay_check(checks)

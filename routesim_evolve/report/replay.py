@@ -55,9 +55,10 @@ def render_replay_check(checks: Sequence[ReplayCheck]) -> str:
              "|---|---:|---:|---:|---|---:|---|"]
     for c in checks:
         d = c.difference
+        interval = (f"[{d.ci_low:+.4f}, {d.ci_high:+.4f}]" if d.clusters > 1
+                    else "— (one scenario)")
         lines.append(f"| {c.router} | {d.mean_a:.4f} | {d.mean_b:.4f} | {d.mean_diff:+.4f} | "
-                     f"[{d.ci_low:+.4f}, {d.ci_high:+.4f}] | {d.n} ({d.clusters}) | "
-                     f"{_verdict(c)} |")
+                     f"{interval} | {d.n} ({d.clusters}) | {_verdict(c)} |")
     lines.append("\nA candidate that scores more in the corpus's own worlds than in hidden "
                  "ones beyond noise (the 95 % interval above 0) may carry the corpus and "
                  "replay its worlds. The reference routers carry nothing: their differences "
@@ -71,6 +72,8 @@ def render_replay_check(checks: Sequence[ReplayCheck]) -> str:
 
 
 def _verdict(check: ReplayCheck) -> str:
+    if check.difference.clusters < 2:
+        return "control" if check.control else "no verdict: one scenario has no noise to measure"
     above = check.difference.ci_low > 0
     if check.control:
         return "control" + (" (above beyond noise: the worlds differ)" if above else "")

@@ -76,7 +76,8 @@ class ReplayCheck(BaseModel):
     #: Public minus hidden: a = the corpus's own worlds, b = the hidden ones.
     difference: PairedComparison
     #: A candidate whose public score exceeds its hidden one beyond noise
-    #: (the interval above 0): it may carry the corpus and replay its worlds.
+    #: (the interval above 0, over two scenarios at least): it may carry the
+    #: corpus and replay its worlds.
     flagged: bool
 
 
@@ -281,7 +282,8 @@ def replay_check(public: Comparison, hidden: Comparison,
     """Each router of `hidden` scored in the corpus's own worlds (`public`,
     the same routers and scenarios) minus in the hidden ones, paired by
     scenario as compare's pairs are; a candidate flagged whose interval lies
-    above 0. The reference routers are the control."""
+    above 0, given two scenarios at least (one has no noise to measure). The
+    reference routers are the control."""
     in_public, in_hidden = _score_table(public.scores), _score_table(hidden.scores)
     checks = []
     for router in hidden.routers:
@@ -289,7 +291,8 @@ def replay_check(public: Comparison, hidden: Comparison,
                            in_hidden[router])
         checks.append(ReplayCheck(router=router, control=router not in candidates,
                                   difference=diff,
-                                  flagged=router in candidates and diff.ci_low > 0))
+                                  flagged=router in candidates and diff.clusters > 1
+                                  and diff.ci_low > 0))
     return checks
 
 
