@@ -136,6 +136,8 @@ def test_after_a_mismatch_nothing_is_trusted(tmp_path: Path):
         cache.build(source)
     with pytest.raises(TrustedFileChanged, match=first.binary.name):
         cache.build(other)  # intact itself, but the run has stopped
+    mismatch = trusted.first_mismatch()
+    assert mismatch is not None and mismatch.path == first.binary
 
 
 def test_the_run_checks_what_it_starts(tmp_path: Path):

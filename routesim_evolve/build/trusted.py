@@ -20,7 +20,8 @@ they say: the routesim builds (candidates' and the reference build with lnd,
 A mismatch raises `TrustedFileChanged` (exit 2 through the command line's
 UserError path) naming the file, both hashes and what to do; from then on
 every check in the process refuses (`TrustedFileChanged` again), so nothing
-made after it is trusted.
+made after it is trusted, and `first_mismatch()` returns it for a loop that
+catches its steps' errors to stop on.
 
 What this guarantees: within one process, once a file's hash is recorded
 (when the process built it or first read its record), no other bytes under
@@ -120,9 +121,12 @@ def seal(built: Path, final: Path) -> str:
     """A file the harness just built at `built`, to be renamed to `final`:
     make it read-only, record its sha256 for `final` in memory and in the
     sidecar (written first, so no reader sees the file without it)."""
-    built.chmod(stat.S_IMODE(built.stat().st_mode) & ~0o222)
     fd = os.open(built, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "a build made no regular file", str(built))
+        os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o222)
         digest = _hash_fd(fd)
     finally:
         os.close(fd)
@@ -257,6 +261,12 @@ def _refuse_after_tampering() -> None:
     first = _tampered
     if first is not None:
         raise TrustedFileChanged(first.path, first.expected, first.found, first.remedy)
+
+
+def first_mismatch() -> TrustedFileChanged | None:
+    """The first mismatch this process saw, if any: for a loop that catches
+    its steps' errors (GEPA's) to stop on, and raise."""
+    return _tampered
 
 
 def forget_tampering() -> None:
