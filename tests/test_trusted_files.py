@@ -6,6 +6,7 @@ exit 2 on the command line; an untouched cache goes on working."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from repo_files import REPO
 import routesim_evolve.build.gomodule as gomodule
 import routesim_evolve.build.ldk as ldk
 import routesim_evolve.build.trusted as trusted
+import routesim_evolve.simulate.ray_executor as ray_executor
 from routesim_evolve.build.allowlist import check_source
 from routesim_evolve.build.cache import BinaryCache
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, NOLND_TAG, go_module_dir
@@ -262,3 +264,31 @@ def test_a_compiler_unlike_the_record_is_refused(go_copy: Path,
     gomodule._trusted_toolchain.cache_clear()
     with pytest.raises(TrustedFileChanged, match=f"{compile_tool}.*expected sha256 0000"):
         gomodule.go_binary()
+
+
+# Ray: the driver ships checked bytes; a worker's copy that differs is fetched again.
+
+
+def test_the_driver_ships_no_changed_binary(tmp_path: Path):
+    built = BinaryCache(root=tmp_path).build(variant())
+    assert built.binary is not None
+    swap_bytes(built.binary)
+    with pytest.raises(TrustedFileChanged, match=built.binary.name):
+        ray_executor._put_checked(built.binary)
+
+
+@pytest.mark.parametrize("tamper", TAMPERINGS.values(), ids=TAMPERINGS.keys())
+def test_a_changed_worker_copy_is_fetched_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                tamper: Callable[[Path], None]):
+    data = b"#!/bin/sh\nexit 0\n" + b"#" * 4096
+    shipped = ray_executor.Shipped(sha256=hashlib.sha256(data).hexdigest(), size=len(data),
+                                   ref=None)
+    monkeypatch.setattr(ray_executor.ray, "get", lambda ref: data)
+    store = ray_executor.WorkerStore(tmp_path / "worker")
+    copy = store.binary(shipped)
+    assert copy.read_bytes() == data
+    tamper(copy)
+    assert store.binary(shipped) == copy
+    assert not copy.is_symlink() and copy.read_bytes() == data
+    with trusted.open_checked(copy) as checked:  # what the worker's run checks
+        assert checked.trusted and checked.sha256 == shipped.sha256

@@ -36,7 +36,13 @@ from ray.exceptions import RayError
 
 from routesim_evolve.build.cache import BuildLimits
 from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.build.trusted import TrustedFileChanged, matches, open_checked, record
+from routesim_evolve.build.trusted import (
+    CACHE_REMEDY,
+    TrustedFileChanged,
+    matches,
+    open_checked,
+    record,
+)
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import atomic_write, evict_oldest, touch_if_stale
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
@@ -183,8 +189,7 @@ def _put_checked(binary: Path) -> Shipped:
         data = b"".join(iter(functools.partial(os.read, checked.fd, 1 << 20), b""))
     shipped = _put(data)
     if shipped.sha256 != checked.sha256:
-        raise TrustedFileChanged(binary, checked.sha256, shipped.sha256,
-                                 "find out what is writing into the cache folder")
+        raise TrustedFileChanged(binary, checked.sha256, shipped.sha256, CACHE_REMEDY)
     return shipped
 
 
