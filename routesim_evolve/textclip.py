@@ -4,7 +4,10 @@ A candidate's source lines, panic messages and printed output all flow into
 the feedback a reflection model reads. Any of them can be huge (a 400 KB
 source line) or forged (a fake `panic:` printed before a real crash), so
 every quote is clipped here, and the whole feedback of one evaluation is
-capped.
+capped. Every quoted line is also made printable: control characters (a
+terminal's escape sequences among them) and Unicode's bidirectional
+overrides are shown as escapes, so a quote can neither drive the terminal
+or log viewer that shows it nor reorder what its reader sees.
 """
 
 from __future__ import annotations
@@ -14,9 +17,23 @@ MAX_LINE_CHARS = 240
 #: Longest feedback of one evaluation.
 MAX_FEEDBACK_CHARS = 6000
 
+# C0 and C1 controls but the tab, DEL, and the bidirectional embeddings,
+# overrides and isolates, each shown as its escape.
+_UNPRINTABLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))
+                if c != 0x09}
+_UNPRINTABLE |= {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def printable(text: str) -> str:
+    """`text` with every control character and bidirectional override
+    shown as an escape (a newline too: a quote stays on its line)."""
+    return text.translate(_UNPRINTABLE)
+
 
 def clip_line(text: str, limit: int = MAX_LINE_CHARS) -> str:
-    """One line, cut to `limit` characters with a note of how much was cut."""
+    """One line, made printable, cut to `limit` characters with a note of
+    how much was cut."""
+    text = printable(text)
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [{len(text) - limit} more characters]"

@@ -101,3 +101,16 @@ def test_the_evaluator_caps_every_feedback(tiny_corpus: Path):
 
     ev = Evaluator(ReferenceResults(), runner=runner).evaluate("package main", example)
     assert ev.score == 0 and len(ev.feedback) <= MAX_FEEDBACK_CHARS + 100
+
+
+def test_a_quote_can_neither_drive_a_terminal_nor_reorder_what_is_read():
+    """A source line or printed text with a terminal's escape sequences (an
+    OSC 52 clipboard write, a CSI clear) or a bidirectional override
+    reaches a prompt, a log or a table as visible escapes."""
+    from routesim_evolve.textclip import clip_line
+
+    line = "x := 1 // \x1b]52;c;ZXZpbA==\x07 \u202eevil\u202c \x9b2J\x00"
+    for shown in (clip_line(line), clip_block(line + "\nnext"), quoted_output(line)):
+        assert not any(ch in shown for ch in "\x1b\x07\u202e\u202c\x9b\x00"), shown
+    assert clip_line(line).startswith("x := 1 // \\x1b]52;c;ZXZpbA==\\x07 \\u202eevil")
+    assert clip_block("a\tb\nc") == "a\tb\nc"
