@@ -254,3 +254,24 @@ def test_every_champion_builds_and_runs(champion: Path) -> None:
     outcome = run_candidate(load_seed(champion).source, SCENARIO, timeout=60)
     assert outcome.ok, outcome.feedback
     assert outcome.result is not None and outcome.result.totals.succeeded > 0
+
+
+def test_a_result_file_left_as_a_link_or_a_flood_is_refused_not_read(tmp_path: Path) -> None:
+    """The scratch folder is the binary's: a result linked to a secret is
+    refused without its bytes reaching the feedback, a huge one by its size."""
+    from routesim_evolve.simulate.sandbox import _read_result
+
+    secret = tmp_path / "world.key"
+    secret.write_text("5ec7e7" * 10)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "result.json").symlink_to(secret)
+    result, why = _read_result(scratch / "result.json", SandboxLimits())
+    assert result is None and "symbolic link" in why and "5ec7e7" not in why
+    (scratch / "result.json").unlink()
+    (scratch / "result.json").write_bytes(b"{" + b" " * 2048)
+    result, why = _read_result(scratch / "result.json", SandboxLimits(result_cap_bytes=1024))
+    assert result is None and "over 1024 bytes" in why
+    (scratch / "result.json").unlink()
+    assert _read_result(scratch / "result.json", SandboxLimits())[1] == (
+        "routesim exited 0 but wrote no result file")

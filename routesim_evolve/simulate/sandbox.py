@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from routesim_evolve.build.trusted import CheckedFile, open_checked
 from routesim_evolve.fsutil import GIB, MIB
+from routesim_evolve.hostile_fs import Folder, HostileEntry
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.result import Result
@@ -273,13 +274,17 @@ def _spawn_and_wait(
 
 def _read_result(path: Path, limits: SandboxLimits) -> tuple[Result | None, str]:
     """The result file, parsed; or None and why not (the why in the second
-    place, else the file's sha256)."""
-    if not path.is_file():
-        return None, "routesim exited 0 but wrote no result file"
-    size = path.stat().st_size
-    if size > limits.result_cap_bytes:
-        return None, f"the result file is {size} bytes, over the cap"
-    data = path.read_bytes()
+    place, else the file's sha256). The scratch folder is the binary's to
+    write: the file is taken as hostile_fs takes any (no link followed, a
+    regular file with one name, capped), so a binary that planted a link
+    to a secret gets it refused, not quoted back in its feedback."""
+    try:
+        with Folder(path.parent) as folder:
+            data = folder.read(path.name, limits.result_cap_bytes)
+    except HostileEntry as exc:
+        if exc.errno == errno.ENOENT:
+            return None, "routesim exited 0 but wrote no result file"
+        return None, f"the result file was refused: {exc}"
     try:
         return Result.model_validate_json(data), hashlib.sha256(data).hexdigest()
     except ValidationError as exc:
