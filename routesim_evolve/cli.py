@@ -103,9 +103,9 @@ WORLD_SECRET = click.option(
 CHECK_REPLAY = click.option(
     "--check-replay", is_flag=True,
     help="Also play the corpus's own worlds and show, per router, its score there minus in "
-         "the hidden ones with a 95 % interval, paired by scenario; a candidate above beyond "
-         "noise is flagged (it may carry the corpus). lnd, ldk and the oracle are the "
-         "control. Plays every scenario twice.",
+         "the hidden ones with a 95 % interval, paired by scenario. lnd, ldk and the oracle "
+         "are the control: a candidate whose difference exceeds the largest of theirs "
+         "beyond noise is flagged (it may carry the corpus). Plays every scenario twice.",
 )
 
 

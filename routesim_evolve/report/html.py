@@ -29,7 +29,7 @@ from routesim_evolve.report.rundir import (
 )
 from routesim_evolve.report.sizes import size_buckets
 from routesim_evolve.score.axes import SCORING_VERSION
-from routesim_evolve.score.compare import Comparison
+from routesim_evolve.score.compare import Comparison, control_router
 from routesim_evolve.score.evaluator import ReferenceResults, References
 from routesim_evolve.simulate.result import PaymentResult
 
@@ -80,7 +80,8 @@ def render_compare_report(comparison: Comparison, title: str) -> str:
     return _ENV.get_template("compare.html.j2").render(
         title=title, heldout=heldout_context(comparison),
         worlds=recorded_worlds(comparison.world_secret),
-        public=comparison.world_secret == "public", replay=comparison.replay_check)
+        public=comparison.world_secret == "public", replay=comparison.replay_check,
+        control=control_router(comparison.replay_check))
 
 
 def heldout_context(comparison: Comparison) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from routesim_evolve.corpus.worlds import WorldSecret
-from routesim_evolve.score.compare import ReplayCheck
+from routesim_evolve.score.compare import ReplayCheck, control_router
+from routesim_evolve.score.stats import PairedComparison
 
 #: Said of every table played in the corpus's own worlds.
 REPLAYABLE: Final = (
@@ -48,33 +49,45 @@ def heading(title: str, secret: WorldSecret) -> str:
 
 
 def render_replay_check(checks: Sequence[ReplayCheck]) -> str:
-    """Each router's score in the corpus's own worlds, in hidden ones, and
-    the paired difference with its 95 % interval; a flagged candidate named
-    below the table, the reference routers marked as the control."""
-    lines = ["| router | public | hidden | public − hidden | 95% CI | n (scenarios) | verdict |",
-             "|---|---:|---:|---:|---|---:|---|"]
+    """Each router's score in the corpus's own worlds, in hidden ones, the
+    paired difference with its 95 % interval, and a candidate's difference
+    beyond the control's; a flagged candidate named below the table."""
+    control = control_router(checks)
+    lines = ["| router | public | hidden | public − hidden | 95% CI | beyond the control | "
+             "95% CI | n (scenarios) | verdict |",
+             "|---|---:|---:|---:|---|---:|---|---:|---|"]
     for c in checks:
-        d = c.difference
-        interval = (f"[{d.ci_low:+.4f}, {d.ci_high:+.4f}]" if d.clusters > 1
-                    else "— (one scenario)")
+        d, b = c.difference, c.beyond_control
+        beyond = f"{b.mean_diff:+.4f} | {_interval(b)}" if b else "— | —"
         lines.append(f"| {c.router} | {d.mean_a:.4f} | {d.mean_b:.4f} | {d.mean_diff:+.4f} | "
-                     f"{interval} | {d.n} ({d.clusters}) | {_verdict(c)} |")
+                     f"{_interval(d)} | {beyond} | {d.n} ({d.clusters}) | "
+                     f"{_verdict(c, c.router == control)} |")
     lines.append("\nA candidate that scores more in the corpus's own worlds than in hidden "
-                 "ones beyond noise (the 95 % interval above 0) may carry the corpus and "
-                 "replay its worlds. The reference routers carry nothing: their differences "
-                 "are what the worlds alone move, against which to read a candidate's.")
+                 "ones may carry the corpus and replay its worlds. The reference routers "
+                 "carry nothing: their differences are what the worlds alone move (the "
+                 "corpus was sized in its own worlds, so honest routers may score more there "
+                 "too). A candidate is flagged when its difference exceeds the control's "
+                 "(the reference router whose difference is largest), scenario by scenario, "
+                 "beyond noise: the interval of *beyond the control* above 0.")
     flagged = [c.router for c in checks if c.flagged]
     lines.append("\n" + (f"FLAGGED: {', '.join(flagged)} score(s) more in the corpus's own "
-                         "worlds than in hidden ones beyond noise: trust only hidden-world "
-                         "tables of it." if flagged else
-                         "No candidate scores more in the corpus's own worlds beyond noise."))
+                         "worlds than in hidden ones, beyond the control and beyond noise: "
+                         "trust only hidden-world tables of it." if flagged else
+                         "No candidate scores more in the corpus's own worlds beyond the "
+                         "control and noise."))
     return "\n".join(lines)
 
 
-def _verdict(check: ReplayCheck) -> str:
-    if check.difference.clusters < 2:
-        return "control" if check.control else "no verdict: one scenario has no noise to measure"
-    above = check.difference.ci_low > 0
+def _interval(pair: PairedComparison) -> str:
+    """A 95 % interval, or why there is none: one scenario is a point."""
+    if pair.clusters < 2:
+        return "— (one scenario)"
+    return f"[{pair.ci_low:+.4f}, {pair.ci_high:+.4f}]"
+
+
+def _verdict(check: ReplayCheck, the_control: bool) -> str:
     if check.control:
-        return "control" + (" (above beyond noise: the worlds differ)" if above else "")
+        return "control (the largest difference)" if the_control else "control"
+    if check.difference.clusters < 2:
+        return "no verdict: one scenario has no noise to measure"
     return "**FLAGGED: may carry the corpus**" if check.flagged else "within noise or below"

@@ -75,9 +75,14 @@ class ReplayCheck(BaseModel):
     control: bool
     #: Public minus hidden: a = the corpus's own worlds, b = the hidden ones.
     difference: PairedComparison
-    #: A candidate whose public score exceeds its hidden one beyond noise
-    #: (the interval above 0, over two scenarios at least): it may carry the
-    #: corpus and replay its worlds.
+    #: A candidate's difference minus the control's, scenario by scenario:
+    #: a = the candidate, b = the reference whose difference is largest.
+    #: None for a reference, or with none to compare against.
+    beyond_control: PairedComparison | None = None
+    #: A candidate whose public score exceeds its hidden one beyond noise and
+    #: beyond what the worlds alone move (the interval of beyond_control, or
+    #: of the difference without a control, above 0, over two scenarios at
+    #: least): it may carry the corpus and replay its worlds.
     flagged: bool
 
 
@@ -281,19 +286,42 @@ def replay_check(public: Comparison, hidden: Comparison,
                  candidates: Collection[str]) -> list[ReplayCheck]:
     """Each router of `hidden` scored in the corpus's own worlds (`public`,
     the same routers and scenarios) minus in the hidden ones, paired by
-    scenario as compare's pairs are; a candidate flagged whose interval lies
-    above 0, given two scenarios at least (one has no noise to measure). The
-    reference routers are the control."""
+    scenario as compare's pairs are.
+
+    The two kinds of world need not be alike: the corpus's payments were
+    sized and their targets picked in its own worlds, and on the bundled
+    corpus the hidden ones hold larger amounts, so an honest router can
+    score more in the corpus's own worlds beyond noise (the seed +0.11 on
+    val, ldk as much). So a candidate is flagged only when its difference
+    exceeds the control's, the reference router's whose difference is
+    largest, beyond noise, over two scenarios at least (one has no noise to
+    measure)."""
     in_public, in_hidden = _score_table(public.scores), _score_table(hidden.scores)
-    checks = []
-    for router in hidden.routers:
-        diff = pair_scores(f"{router} (public)", f"{router} (hidden)", in_public[router],
-                           in_hidden[router])
-        checks.append(ReplayCheck(router=router, control=router not in candidates,
-                                  difference=diff,
-                                  flagged=router in candidates and diff.clusters > 1
-                                  and diff.ci_low > 0))
+    moved = {router: {s: in_public[router][s] - in_hidden[router][s]
+                      for s in in_public[router].keys() & in_hidden[router].keys()}
+             for router in hidden.routers}
+    checks = [ReplayCheck(router=router, control=router not in candidates, flagged=False,
+                          difference=pair_scores(f"{router} (public)", f"{router} (hidden)",
+                                                 in_public[router], in_hidden[router]))
+              for router in hidden.routers]
+    control = control_router(checks)
+    for check in checks:
+        if check.control:
+            continue
+        beyond = (pair_scores(check.router, control, moved[check.router], moved[control])
+                  if control is not None else None)
+        judged = beyond or check.difference
+        check.beyond_control = beyond
+        check.flagged = judged.clusters > 1 and judged.ci_low > 0
     return checks
+
+
+def control_router(checks: Sequence[ReplayCheck]) -> str | None:
+    """The reference router whose public-minus-hidden difference is the
+    largest: the control a candidate's is judged against (None without a
+    reference)."""
+    controls = [c for c in checks if c.control]
+    return max(controls, key=lambda c: c.difference.mean_diff).router if controls else None
 
 
 def _score_table(scores: Sequence[RouterScore]) -> dict[str, dict[str, float]]:
