@@ -341,22 +341,22 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
                + (f" × {revalidate + 1} seeds" if revalidate else "")
                + (", in hidden and in the corpus's own worlds" if worlds.check_replay else "")
                + " …", err=True)
-    secret = worlds.secret
-    click.echo(worlds_line(secret, worlds.given))  # first, so that no table goes unexplained
-    comparison = compare_routers(sources, examples, evaluator, references, workers=workers,
-                                 revalidate=revalidate, secret=secret,
-                                 on_progress=lambda m: click.echo(m, err=True))
-    comparison.world_secret = "public" if secret.public else secret.key.hex()
+    click.echo(worlds_line(worlds.secret, worlds.given))  # first: no table unexplained
+
+    def play(secret: WorldSecret) -> Comparison:
+        return compare_routers(sources, examples, evaluator, references, workers=workers,
+                               revalidate=revalidate, secret=secret,
+                               on_progress=lambda m: click.echo(m, err=True))
+
+    comparison = play(worlds.secret)
+    comparison.world_secret = "public" if worlds.secret.public else worlds.secret.key.hex()
     if worlds.check_replay:
         click.echo("the same routers in the corpus's own worlds, for the replay check …",
                    err=True)
-        public = compare_routers(sources, examples, evaluator, references, workers=workers,
-                                 revalidate=revalidate, secret=PUBLIC,
-                                 on_progress=lambda m: click.echo(m, err=True))
-        comparison.replay_check = replay_check(public, comparison, sources)
+        comparison.replay_check = replay_check(play(PUBLIC), comparison, sources)
     click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
-    _print_tables(comparison, secret, with_pairs)
-    click.echo("\n" + worlds_line(secret, worlds.given))
+    _print_tables(comparison, worlds.secret, with_pairs)
+    click.echo("\n" + worlds_line(worlds.secret, worlds.given))
     if json_out is not None:
         json_out.write_bytes(orjson.dumps(comparison.model_dump(mode="json"),
                                           option=orjson.OPT_INDENT_2))
