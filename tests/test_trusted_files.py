@@ -295,3 +295,35 @@ def test_a_changed_worker_copy_is_fetched_again(tmp_path: Path, monkeypatch: pyt
     assert not copy.is_symlink() and copy.read_bytes() == data
     with trusted.open_checked(copy) as checked:  # what the worker's run checks
         assert checked.trusted and checked.sha256 == shipped.sha256
+
+
+def test_a_checker_changed_under_an_evolution_stops_it_and_names_nothing_best(
+    tiny_corpus: Path, tmp_path: Path
+) -> None:
+    """GEPA catches what its steps raise and goes on; a mismatch met inside
+    one (the allow-list checker swapped between two proposals) still stops
+    the run with the error, before any best is named or tested."""
+    from routesim_evolve.build.allowlist import candcheck_binary
+    from routesim_evolve.evolve.driver import evolve
+    from routesim_evolve.propose.offline import OfflineProposer
+    from routesim_evolve.runs.settings import EvolveSettings
+
+    checker = candcheck_binary()
+    check_source(SEED)  # built and trusted before the run
+
+    class Tampering(OfflineProposer):
+        name = "offline"
+
+        def propose(self, parent: str, feedback: object) -> str | None:
+            swap_bytes(checker)
+            return variant()  # new source: the build runs the checker
+
+    run_dir = tmp_path / "run"
+    settings = EvolveSettings(corpus=tiny_corpus, run_dir=run_dir, max_evals=30,
+                              max_concurrency=1)
+    try:
+        with pytest.raises(TrustedFileChanged, match=checker.name):
+            evolve(settings, [Tampering(seed=1)], say=lambda m: None)
+    finally:
+        swap_bytes(checker)  # the same byte flipped back: the checker as built
+    assert not (run_dir / "best.go").exists()

@@ -29,6 +29,7 @@ from gepa.optimize_anything import (
 )
 
 from routesim_evolve.build.gomodule import module_fingerprint
+from routesim_evolve.build.trusted import first_mismatch
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.corpus.worlds import WorldSecret, resolve_run
@@ -114,7 +115,8 @@ def evolve(
     `ledger` is the one the proposers' back-ends charge; `acceptance` the
     rule that keeps a child (a benchmark compares thresholds). Raises the
     dispatcher's fatal error (proposals that keep failing, a proposer's bug)
-    once GEPA has stopped; the run dir then resumes."""
+    once GEPA has stopped, the run dir then resumes; and TrustedFileChanged
+    (exit 2) when a trusted binary or tool changed under the run."""
     ledger = ledger or CostLedger(load_prices(settings.prices))
     data = _open_run(settings, say)
     scoring = _scoring(settings, data, runner, say)
@@ -133,6 +135,12 @@ def evolve(
         )
     finally:
         search.runlog.close()
+    # A trusted file changed under the run (build/trusted.py): GEPA caught
+    # the error where it was met and stopped; nothing scored since is
+    # trusted, so nothing is named best.
+    tampered = first_mismatch()
+    if tampered is not None:
+        raise tampered
     if search.dispatcher.fatal is not None:
         raise search.dispatcher.fatal
     # Counted before the held-out test, whose evaluations land in the same
@@ -286,6 +294,7 @@ def _search(
             lambda _: dispatcher.exhausted() is not None,
             lambda _: dispatcher.fatal is not None,
             lambda _: _over_cost(settings.max_cost, ledger),
+            lambda _: first_mismatch() is not None,
         ],
     )
     return _Search(budget=budget, dispatcher=dispatcher, runlog=runlog, config=config)
