@@ -113,3 +113,22 @@ def test_the_report_of_an_old_run_reads_it_under_its_version(tiny_corpus: Path,
     assert f"Scored under scoring version\n1, not today's {SCORING_VERSION}" in old
     # Its Pareto table still has both candidates' val axes.
     assert old.count("<td>yes</td>") == today.count("<td>yes</td>") > 0
+
+
+def test_a_run_whose_hidden_worlds_were_drawn_by_another_rule_is_refused(tmp_path: Path):
+    """A resume draws its hidden worlds again: under another rule it would
+    play other worlds than its saved scores came from."""
+    from routesim_evolve.corpus.worlds import FIRST_WORLDS_RULE, WORLDS_RULE, WorldSecret
+
+    hidden = WorldSecret.fresh().rule
+    assert hidden == WORLDS_RULE and WorldSecret().rule == ""
+    claim_scoring(tmp_path, worlds=hidden)
+    (tmp_path / "gepa").mkdir()
+    claim_scoring(tmp_path, worlds=hidden)  # the same rule resumes
+    with pytest.raises(ScoringChanged, match="another rule for its hidden worlds"):
+        claim_scoring(tmp_path, worlds="routesim-worlds/0")
+    # A hidden run stamped before the rule was: drawn by the first rule.
+    (tmp_path / SCORING_FILE).write_text(json.dumps({"version": SCORING_VERSION}))
+    with pytest.raises(ScoringChanged, match=FIRST_WORLDS_RULE):
+        claim_scoring(tmp_path, worlds=hidden)
+    claim_scoring(tmp_path, worlds="")  # the corpus's own worlds: no rule to differ

@@ -48,6 +48,13 @@ from routesim_evolve.fsutil import atomic_write
 
 #: The name of a run's secret in its run dir.
 SECRET_FILE: Final = "world.key"
+#: How hidden worlds are drawn from a secret, stamped in a run dir: a run
+#: resumed under another rule would play other worlds than its saved scores
+#: came from (runs/stamp.py refuses it). 2: each share perturbed under the
+#: secret; 1: sized at the public share.
+WORLDS_RULE: Final = "routesim-worlds/2"
+#: The rule of a run stamped before the rule was recorded.
+FIRST_WORLDS_RULE: Final = "routesim-worlds/1"
 #: What an HMAC of a world is keyed under, so a key reused elsewhere yields
 #: nothing here.
 _DOMAIN: Final = b"routesim-world/1\0"
@@ -73,6 +80,11 @@ class WorldSecret(BaseModel):
     @property
     def public(self) -> bool:
         return not self.key
+
+    @property
+    def rule(self) -> str:
+        """The rule its worlds are drawn by; "" for the corpus's own."""
+        return "" if self.public else WORLDS_RULE
 
     @classmethod
     def fresh(cls) -> WorldSecret:

@@ -32,7 +32,7 @@ from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.trusted import first_mismatch
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
-from routesim_evolve.corpus.worlds import WorldSecret, resolve_run
+from routesim_evolve.corpus.worlds import WorldSecret, resolve_run, run_secret
 from routesim_evolve.evolve.acceptance import PairedAcceptance
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.confirm import confirm_best
@@ -200,9 +200,10 @@ def _open_run(settings: EvolveSettings, say: Say) -> _Data:
     )
     check_seed_builds(data.seed)
     settings.run_dir.mkdir(parents=True, exist_ok=True)
-    claim_scoring(settings.run_dir, simulator=module_fingerprint(include_candidate=False))
     # Every split is played in worlds no candidate can replay (corpus/worlds.py).
     wanted = WorldSecret.parse(settings.world_secret) if settings.world_secret else None
+    claim_scoring(settings.run_dir, simulator=module_fingerprint(include_candidate=False),
+                  worlds=run_secret(settings.run_dir, wanted).rule)
     data = _Data(train=resolve_run(settings.run_dir, data.train, wanted),
                  val=resolve_run(settings.run_dir, data.val, wanted),
                  test=resolve_run(settings.run_dir, data.test, wanted), seed=data.seed)
