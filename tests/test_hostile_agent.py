@@ -20,22 +20,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from agent_probe import jailed_proposer, probe_script
 from repo_files import REPO, SEED_PATH
 
 from routesim_evolve.build.allowlist import candcheck_binary
 from routesim_evolve.build.gomodule import cache_root, go_module_dir
-from routesim_evolve.corpus.examples import load_examples
-from routesim_evolve.corpus.load import load_manifest
-from routesim_evolve.propose.agentic import AgenticProposer, run_jail
-from routesim_evolve.propose.eval_service import AGENT_EVALS, MinibatchEvaluations
-from routesim_evolve.reflect.base import BackendOptions, PromptParts, RetryPolicy
+from routesim_evolve.reflect.base import PromptParts, RetryPolicy
 from routesim_evolve.reflect.cli_backend import ClaudeCLIBackend
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.process import MAX_STDOUT_BYTES
-from routesim_evolve.reflect.prompts import GoDocs, PromptPack
-from routesim_evolve.score.axes import ScoreAxes
-from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
-from routesim_evolve.score.feedback import ScenarioFeedback
 
 pytestmark = pytest.mark.usefixtures("agent_home")
 
@@ -132,32 +125,7 @@ def test_one_agent_reply_cannot_own_the_run(tiny_corpus: Path, tmp_path: Path) -
 # -- the real jail, the real proposer, the real evaluation server -----------
 
 # Tries each way through the harness, hands in its file with what each got.
-PROBING_AGENT = r'''#!{python} -S
-import json, os, re, sys, time
-from pathlib import Path
-T = json.loads(Path({targets!r}).read_text())
-argv = sys.argv[1:]
-script = next(m.group(1) for a in argv if (m := re.fullmatch(r"Bash\((.*):\*\)", a)))
-spool = Path(argv[argv.index("--add-dir") + 1])
-sys.stdin.read()
-got = {{}}
-
-def attempt(name, action):
-    try:
-        got[name] = "ok: " + str(action())[:300]
-    except Exception as exc:
-        got[name] = "denied: " + type(exc).__name__
-
-def ask(name, timeout):
-    """Wait for the server's answer to request `name`."""
-    out = spool / (name + ".out")
-    deadline = time.monotonic() + timeout
-    while not out.exists():
-        if time.monotonic() > deadline:
-            return "no answer"
-        time.sleep(0.1)
-    return out.read_text()
-
+PROBING_ATTEMPTS = r'''
 def send(name, data):
     part = spool / (name + ".part")
     part.write_bytes(data)
@@ -173,61 +141,44 @@ attempt("read /etc/shadow", lambda: Path("/etc/shadow").read_text())
 # request; the server must answer it and live.
 (spool / ".answer-first").mkdir()
 send("first", go)
-attempt("answer past a planted folder", lambda: ask("first", 300)[:80])
+attempt("answer past a planted folder", lambda: answer("first", 300)[:80])
 # Hostile requests, each refused with a message, none hanging the server.
 (spool / "dir.go").mkdir()
-attempt("a folder", lambda: ask("dir", 30))
+attempt("a folder", lambda: answer("dir", 30))
 os.mkfifo(spool / "fifo.go")
-attempt("a FIFO", lambda: ask("fifo", 30))
+attempt("a FIFO", lambda: answer("fifo", 30))
 os.symlink(Path("candidate_impl.go").resolve(), spool / "link.go")
-attempt("a link", lambda: ask("link", 30))
+attempt("a link", lambda: answer("link", 30))
 Path(spool, "twin.txt").write_bytes(go)
 os.link(spool / "twin.txt", spool / "hard.go")
-attempt("a hard link", lambda: ask("hard", 30))
+attempt("a hard link", lambda: answer("hard", 30))
 with open(spool / "huge.part", "wb") as f:
     f.truncate(1 << 30)  # a gibibyte, sparse
 (spool / "huge.part").rename(spool / "huge.go")
-attempt("a 1 GiB file", lambda: ask("huge", 30))
+attempt("a 1 GiB file", lambda: answer("huge", 30))
 send("binary", b"package main\n\xff\xfe\n")
-attempt("not UTF-8", lambda: ask("binary", 30))
+attempt("not UTF-8", lambda: answer("binary", 30))
 (spool / "last.out").mkdir()  # its answer cannot be given its name
 send("last", go)
-attempt("an answer name taken by a folder", lambda: ask("last", 10))
+attempt("an answer name taken by a folder", lambda: answer("last", 10))
 send("honest", go.replace(b"maxHops = 20", b"maxHops = 12"))
-attempt("an honest request after all that", lambda: ask("honest", 300)[:80])
+attempt("an honest request after all that", lambda: answer("honest", 300)[:80])
 # Its home: settings with a hook (which would run in the user's next
 # session), a refreshed login.
 claude = Path.home() / ".claude"
-hook = {{"type": "command", "command": "touch /tmp/x"}}
+hook = {"type": "command", "command": "touch /tmp/x"}
 attempt("plant a hook", lambda: (claude / "settings.json").write_text(json.dumps(
-    {{"hooks": {{"SessionStart": [{{"hooks": [hook]}}]}}}})))
+    {"hooks": {"SessionStart": [{"hooks": [hook]}]}})))
 attempt("refresh the login", lambda: (claude / ".credentials.json").write_text(
-    json.dumps({{"token": "refreshed"}})))
+    json.dumps({"token": "refreshed"})))
 Path("candidate_impl.go").write_bytes(
     go.replace(b"maxHops = 20", b"maxHops = 12") + b"\n// GOT " + json.dumps(got).encode() + b"\n")
 # Bytes that are not UTF-8 around its events: the reader must not die.
 sys.stdout.buffer.write(b"\xff\xfe warming up\n")
 sys.stdout.flush()
-print(json.dumps({{"type": "result", "is_error": False, "result": "Probed every way.",
-                  "total_cost_usd": 0.0, "usage": {{}}}}))
+print(json.dumps({"type": "result", "is_error": False, "result": "Probed every way.",
+                  "total_cost_usd": 0.0, "usage": {}}))
 '''
-
-
-def _proposer(agent: Path, run: Path, corpus: Path,
-              options: BackendOptions | None = None) -> tuple[AgenticProposer, ScenarioFeedback]:
-    train = load_examples(corpus, "train")
-    references = ReferenceResults()
-    references.precompute(train, workers=1)
-    backend = ClaudeCLIBackend(executable=str(agent), retry=RetryPolicy(max_tries=1),
-                               jail=run_jail(run), options=options or BackendOptions())
-    proposer = AgenticProposer(backend, PromptPack(load_manifest(corpus),
-                                                   docs=GoDocs(contract="-", toolkit="-")))
-    proposer.attach_evaluations(MinibatchEvaluations(
-        Evaluator(references, cache_dir=run / AGENT_EVALS), references, train))
-    axes = ScoreAxes(success=0.5, retry_efficiency=0.4, fee_efficiency=0.9)
-    feedback = ScenarioFeedback(scenario=train[0].name, arena=train[0].arena,
-                                score=axes.score, axes=axes, references={}, text="")
-    return proposer, feedback
 
 
 def test_the_harness_survives_a_probing_agent(
@@ -246,9 +197,9 @@ def test_the_harness_survives_a_probing_agent(
     targets.write_text(json.dumps({"repo": str(REPO), "home": str(agent_home),
                                    "private": str(private)}))
     agent = tmp_path / "bin" / "claude"
-    agent.write_text(PROBING_AGENT.format(python=sys.executable, targets=str(targets)))
+    agent.write_text(probe_script(sys.executable, targets, PROBING_ATTEMPTS))
     agent.chmod(0o755)
-    proposer, feedback = _proposer(agent, run, tiny_corpus)
+    proposer, feedback = jailed_proposer(agent, run, tiny_corpus)
 
     child = proposer.propose(SEED, [feedback])
 
