@@ -29,9 +29,10 @@ GEPA's rule keeps 33.1 % of minibatches, the t alone 8.7 %, this rule
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from routesim_evolve.evolve.rules import SideInfo, minibatch_sums, sums_account
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 #: The least paired t statistic over the minibatch's payments that keeps a
@@ -40,8 +41,8 @@ from routesim_evolve.score.feedback import ScenarioFeedback
 ACCEPT_T = 1.2
 
 
-def payment_differences(before: Sequence[Mapping[str, Any]],
-                        after: Sequence[Mapping[str, Any]]) -> list[float]:
+def payment_differences(before: Sequence[SideInfo],
+                        after: Sequence[SideInfo]) -> list[float]:
     """The child's share minus the parent's, payment by payment, over the
     minibatch's scenarios (GEPA's side infos, in the same order)."""
     diffs: list[float] = []
@@ -56,8 +57,8 @@ def payment_differences(before: Sequence[Mapping[str, Any]],
     return diffs
 
 
-def axis_deltas(before: Sequence[Mapping[str, Any]],
-                after: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+def axis_deltas(before: Sequence[SideInfo],
+                after: Sequence[SideInfo]) -> dict[str, float]:
     """The child's score terms minus the parent's, by axis, summed over the
     minibatch's scenarios."""
     out = dict.fromkeys(("success", "retry", "time", "fee"), 0.0)
@@ -69,8 +70,8 @@ def axis_deltas(before: Sequence[Mapping[str, Any]],
     return out
 
 
-def scenarios_risen(before: Sequence[Mapping[str, Any]],
-                    after: Sequence[Mapping[str, Any]]) -> int:
+def scenarios_risen(before: Sequence[SideInfo],
+                    after: Sequence[SideInfo]) -> int:
     """How many of the minibatch's scenarios the child scored higher on."""
     return sum(ScenarioFeedback.from_side_info(new).score
                > ScenarioFeedback.from_side_info(old).score
@@ -98,9 +99,10 @@ def paired_t(diffs: Sequence[float]) -> float:
 
 
 class PairedAcceptance:
-    """GEPA's acceptance criterion: the sum rises, the paired t over the
-    minibatch's payments reaches `threshold`, and (with `majority`) the
-    child rose on more than half of the minibatch's scenarios."""
+    """The run's acceptance rule (rules.py `AcceptanceRule`, registry.py
+    "paired"): the sum rises, the paired t over the minibatch's payments
+    reaches `threshold`, and (with `majority`) the child rose on more than
+    half of the minibatch's scenarios."""
 
     def __init__(self, threshold: float = ACCEPT_T, majority: bool = True) -> None:
         self.threshold = threshold
@@ -110,12 +112,16 @@ class PairedAcceptance:
         #: verdict, whose accepted event carries no reason.
         self.last = ""
 
-    def verdict(self, before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]],
+    def verdict(self, before: Sequence[SideInfo], after: Sequence[SideInfo],
                 old_sum: float, new_sum: float) -> tuple[bool, float]:
         """Whether to keep the child, and the paired t it reached."""
         t = paired_t(payment_differences(before, after))
         spread = not self.majority or scenarios_risen(before, after) >= majority(len(before))
         return new_sum > old_sum and t >= self.threshold and spread, t
+
+    def keeps(self, before: Sequence[SideInfo], after: Sequence[SideInfo],
+              old_sum: float, new_sum: float) -> bool:
+        return self.verdict(before, after, old_sum, new_sum)[0]
 
     def should_accept(self, proposal: Any, state: Any) -> bool:
         keep, _ = self._judge(proposal)
@@ -126,8 +132,7 @@ class PairedAcceptance:
         """The sums, the change on each axis, the paired t and the scenarios
         risen: what the proposer's memory recalls of a proposal."""
         _, t = self._judge(proposal)
-        old = sum(proposal.subsample_scores_before or [])
-        new = sum(proposal.subsample_scores_after or [])
+        old, new = minibatch_sums(proposal)
         axes = spread = ""
         if proposal.eval_before is not None and proposal.eval_after is not None \
                 and proposal.eval_before.trajectories and proposal.eval_after.trajectories:
@@ -137,13 +142,12 @@ class PairedAcceptance:
             if self.majority:
                 spread = (f"; it rose on {scenarios_risen(before, after)} of {len(before)} "
                           f"scenarios, kept from {majority(len(before))}")
-        return (f"minibatch sum {old:.4f} → {new:.4f}{axes}{spread}; paired t over its "
+        return (f"{sums_account(old, new)}{axes}{spread}; paired t over its "
                 f"payments {t:.2f}, kept from {self.threshold}")
 
     def _judge(self, proposal: Any) -> tuple[bool, float]:
         before, after = proposal.eval_before, proposal.eval_after
-        old = sum(proposal.subsample_scores_before or [])
-        new = sum(proposal.subsample_scores_after or [])
+        old, new = minibatch_sums(proposal)
         if before is None or after is None or not before.trajectories \
                 or not after.trajectories:
             # No side infos to pair: GEPA's own rule.

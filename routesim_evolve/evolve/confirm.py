@@ -11,6 +11,9 @@ scenario by scenario over both, with a t of at least SWITCH_T: two
 candidates a hair apart stay as val ranked them. This costs CONTENDERS ×
 |val| evaluations beyond the budget; the run says when it changed the
 choice.
+
+`confirm_best` is the run's confirmation rule (rules.py `ConfirmationRule`,
+registry.py "reseeded").
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ class Confirmation(BaseModel):
             return f"best confirmed on reseeded val copies ({seen})"
         return (f"best by val (#{self.val_best}) did not hold on reseeded val copies; "
                 f"#{self.named} beats it over both and is named best ({seen})")
+
+    def notes(self) -> list[str]:
+        """The run's line, when there were contenders to confirm."""
+        return [self.note()] if self.contenders else []
 
 
 def confirm_best(

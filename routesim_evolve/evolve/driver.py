@@ -33,11 +33,11 @@ from routesim_evolve.build.trusted import first_mismatch
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.corpus.worlds import WorldSecret, resolve_run, run_secret
-from routesim_evolve.evolve.acceptance import PairedAcceptance
 from routesim_evolve.evolve.budget import EvalBudget
-from routesim_evolve.evolve.confirm import confirm_best
+from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
+from routesim_evolve.evolve.rules import AcceptanceRule, ConfirmationRule
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import Seed, check_seed_builds, load_seed
 from routesim_evolve.propose.base import Proposer
@@ -109,11 +109,13 @@ def evolve(
     ledger: CostLedger | None = None,
     say: Say = print,
     runner: Runner | None = None,
-    acceptance: PairedAcceptance | None = None,
+    acceptance: AcceptanceRule | None = None,
+    confirmation: ConfirmationRule | None = None,
 ) -> RunSummary:
     """Run GEPA on the corpus and score the best candidate on held-out test.
     `ledger` is the one the proposers' back-ends charge; `acceptance` the
-    rule that keeps a child (a benchmark compares thresholds). Raises the
+    rule that keeps a child and `confirmation` the one that names the best
+    (registry.py's defaults without them; a benchmark compares rules). Raises the
     dispatcher's fatal error (proposals that keep failing, a proposer's bug)
     once GEPA has stopped, the run dir then resumes; and TrustedFileChanged
     (exit 2) when a trusted binary or tool changed under the run."""
@@ -121,7 +123,7 @@ def evolve(
     data = _open_run(settings, say)
     scoring = _scoring(settings, data, runner, say)
     search = _search(settings, proposers, data, scoring, ledger, say,
-                     acceptance or PairedAcceptance())
+                     acceptance or acceptance_rule())
     say(f"evolving from {data.seed.origin} with {', '.join(p.name for p in proposers)}: "
         f"{len(data.train)} train, {len(data.val)} val scenarios, budget "
         f"{search.budget.limit} evaluations; run dir {settings.run_dir}")
@@ -153,12 +155,12 @@ def evolve(
     # Each candidate's score on each val scenario, in data.val's order.
     per_val = [[float(sub.get(i, 0.0)) for i in range(len(data.val))]
                for sub in result.val_subscores]
-    confirmation = confirm_best(texts, per_val, data.val, scoring.evaluator,
-                                workers=scoring.workers)
-    checked = [confirmation.note()] if confirmation.contenders else []
+    confirm = confirmation or confirmation_rule()
+    confirmed = confirm(texts, per_val, data.val, scoring.evaluator, workers=scoring.workers)
+    checked = confirmed.notes()
     for note in checked:
         say(note)
-    best_idx = confirmation.named
+    best_idx = confirmed.named
     best = texts[best_idx]
     best_path = settings.run_dir / "best.go"
     best_path.write_text(best)
@@ -239,7 +241,7 @@ def _scoring(
 
 def _search(
     settings: EvolveSettings, proposers: Sequence[Proposer], data: _Data, scoring: _Scoring,
-    ledger: CostLedger, say: Say, acceptance: PairedAcceptance,
+    ledger: CostLedger, say: Say, acceptance: AcceptanceRule,
 ) -> _Search:
     """The budget, the proposal dispatcher, the run log and the resume state,
     and GEPA's configuration tying them together."""
@@ -267,8 +269,8 @@ def _search(
             # The budget is ours (see budget.py): GEPA's own overruns.
             max_metric_calls=None,
             max_candidate_proposals=settings.max_proposals,
-            # A child is kept on paired evidence over the minibatch's
-            # payments, not a bare rise of its sum (acceptance.py).
+            # The run's rule (registry.py) keeps a child on paired evidence
+            # over the minibatch's payments, not a bare rise of its sum.
             acceptance_criterion=acceptance,
             # Our evaluator caches by content; GEPA 0.1.4's cache mixes up
             # train and val ids when both are given, so it stays off.

@@ -1,0 +1,46 @@
+"""The acceptance and confirmation rules by name: the one place the driver,
+the benchmarks and the CLI get a concrete rule from (rules.py says what a
+rule must do). A new rule is its module, a line here and its test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from routesim_evolve.evolve.acceptance import PairedAcceptance
+from routesim_evolve.evolve.confirm import confirm_best
+from routesim_evolve.evolve.rules import AcceptanceRule, ConfirmationRule
+from routesim_evolve.evolve.sum_rises import SumRises
+
+#: Each acceptance rule's constructor, by name; its keyword options (the
+#: paired rule's `threshold` and `majority`) pass through `acceptance_rule`.
+ACCEPTANCE_RULES: dict[str, Callable[..., AcceptanceRule]] = {
+    "paired": PairedAcceptance,
+    "sum-rises": SumRises,
+}
+CONFIRMATION_RULES: dict[str, ConfirmationRule] = {
+    "reseeded": confirm_best,
+}
+#: The run's rules, measured in docs/search.md.
+DEFAULT_ACCEPTANCE = "paired"
+DEFAULT_CONFIRMATION = "reseeded"
+
+Rule = TypeVar("Rule")
+
+
+def acceptance_rule(name: str | None = None, **options: float | bool) -> AcceptanceRule:
+    """A fresh acceptance rule (it keeps its account of the last proposal,
+    so one per run): `name`'s, or the run's."""
+    return _named(ACCEPTANCE_RULES, name or DEFAULT_ACCEPTANCE, "acceptance")(**options)
+
+
+def confirmation_rule(name: str | None = None) -> ConfirmationRule:
+    """The confirmation rule `name`, or the run's."""
+    return _named(CONFIRMATION_RULES, name or DEFAULT_CONFIRMATION, "confirmation")
+
+
+def _named(rules: Mapping[str, Rule], name: str, kind: str) -> Rule:
+    if name not in rules:
+        raise ValueError(f"no {kind} rule {name!r}; the rules are {', '.join(rules)}")
+    return rules[name]
