@@ -1,0 +1,79 @@
+"""The search's rules plug in by name (evolve/registry.py): every registered
+rule does what the run needs of it (evolve/rules.py, and GEPA's own
+acceptance interface), an unknown name is refused, and the rule the
+registry names is the one the driver runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+from gepa.strategies.acceptance import AcceptanceCriterion
+
+from routesim_evolve.evolve import registry
+from routesim_evolve.evolve.acceptance import PairedAcceptance
+from routesim_evolve.evolve.confirm import confirm_best
+from routesim_evolve.evolve.driver import evolve
+from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
+from routesim_evolve.evolve.rules import AcceptanceRule
+from routesim_evolve.propose.offline import OfflineProposer
+from routesim_evolve.runs.settings import EvolveSettings
+
+
+@pytest.mark.parametrize("name", registry.ACCEPTANCE_RULES)
+def test_every_acceptance_rule_is_one_gepa_and_the_run_can_use(name: str) -> None:
+    rule = acceptance_rule(name)
+    assert isinstance(rule, AcceptanceCriterion) and isinstance(rule, AcceptanceRule)
+    assert rule.last == ""
+
+
+def test_the_defaults_are_the_runs_rules() -> None:
+    assert isinstance(acceptance_rule(), PairedAcceptance)
+    strict = acceptance_rule("paired", threshold=2.0)
+    assert isinstance(strict, PairedAcceptance) and strict.threshold == 2.0
+    assert confirmation_rule() is confirm_best
+
+
+def test_an_unknown_rule_is_refused_with_the_names() -> None:
+    with pytest.raises(ValueError, match="paired, sum-rises"):
+        acceptance_rule("lucky")
+    with pytest.raises(ValueError, match="reseeded"):
+        confirmation_rule("lucky")
+
+
+@dataclass
+class SeedNamed:
+    named: int = 0
+
+    def notes(self) -> list[str]:
+        return ["the seed is named, unconfirmed"]
+
+
+class NameTheSeed:
+    """A trivial confirmation rule: the seed is named, and it says so."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def __call__(self, candidates, val_scores, val, evaluator, *, workers=None) -> SeedNamed:
+        self.seen = len(candidates)
+        return SeedNamed()
+
+
+def test_the_driver_runs_the_rules_the_registry_names(
+        tiny_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    confirm = NameTheSeed()
+    monkeypatch.setitem(registry.CONFIRMATION_RULES, "seed", confirm)
+    monkeypatch.setattr(registry, "DEFAULT_CONFIRMATION", "seed")
+    monkeypatch.setattr(registry, "DEFAULT_ACCEPTANCE", "sum-rises")
+    settings = EvolveSettings(corpus=tiny_corpus, run_dir=tmp_path / "run", max_evals=12,
+                              max_concurrency=2)
+    summary = evolve(settings, [OfflineProposer(seed=1)], say=lambda m: None)
+    events = [orjson.loads(line) for line in (settings.run_dir / "log.jsonl").open("rb")]
+    reasons = [e["reason"] for e in events if e["event"] == "rejected"]
+    assert reasons and all(r.endswith("; kept when it rises") for r in reasons)
+    assert confirm.seen == summary.candidates
+    assert summary.best_val == summary.seed_val
+    assert "the seed is named, unconfirmed" in (settings.run_dir / "report.md").read_text()
