@@ -49,6 +49,11 @@ from routesim_evolve.simulate.executor import (
     open_executor,
 )
 from routesim_evolve.simulate.reference import ReferenceCache
+from routesim_evolve.simulate.routers import (
+    PRODUCTION_ROUTERS,
+    REFERENCE_NAMES,
+    in_words,
+)
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
 
 SPLITS = click.Choice(["train", "val", "test"])
@@ -103,9 +108,10 @@ WORLD_SECRET = click.option(
 CHECK_REPLAY = click.option(
     "--check-replay", is_flag=True,
     help="Also play the corpus's own worlds and show, per router, its score there minus in "
-         "the hidden ones with a 95 % interval, paired by scenario. lnd, ldk and the oracle "
-         "are the control: a candidate whose difference exceeds the largest of theirs "
-         "beyond noise is flagged (it may carry the corpus). Plays every scenario twice.",
+         "the hidden ones with a 95 % interval, paired by scenario. The reference routers "
+         f"({in_words(REFERENCE_NAMES)}) are the control: a candidate whose difference "
+         "exceeds the largest of theirs beyond noise is flagged (it may carry the corpus). "
+         "Plays every scenario twice.",
 )
 
 
@@ -214,7 +220,8 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
     ))
 
 
-@main.command("eval")
+@main.command("eval", help=f"Score one candidate on a split, beside "
+                            f"{in_words(PRODUCTION_ROUTERS)}.")
 @CORPUS
 @click.option("--split", type=SPLITS, default="val", show_default=True)
 @click.argument("candidate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -226,7 +233,7 @@ def eval_command(corpus: Path | None, split: str, candidate: Path, scenarios: st
                  json_out: Path | None, workers: int | None, timeout: float, executor: str,
                  ray_address: str | None, world_secret: str | None,
                  check_replay: bool) -> None:
-    """Score one candidate on a split, beside lnd-apriori, lnd-bimodal and ldk."""
+    """Score one candidate on a split, beside the production reference routers."""
     only = [n for n in scenarios.split(",") if n] if scenarios else None
     _compare(corpus, split, [candidate], json_out, workers, timeout, revalidate=0,
              with_pairs=False, only=only, executor=_executor_settings(executor, ray_address),
@@ -382,11 +389,12 @@ def _print_tables(comparison: Comparison, secret: WorldSecret, with_pairs: bool)
 
 
 def _router_names(files: list[Path]) -> list[str]:
-    """Names for candidate files: their stem, made unique."""
+    """Names for candidate files: their stem, made unique and none a
+    reference router's name (nor one that reads like lnd's)."""
     names: list[str] = []
     for f in files:
         name = f.stem
-        while name in names or name.startswith("lnd-"):
+        while name in names or name in REFERENCE_NAMES or name.startswith("lnd-"):
             name = f"{f.parent.name}/{name}" if "/" not in name else name + "'"
         names.append(name)
     return names

@@ -211,14 +211,14 @@ def test_a_changed_ldk_bridge_is_refused(tmp_path: Path):
     # The full reference binary from the real cache (lnd linked in: built
     # once per module content), starting the bridge through its descriptor.
     reference = ReferenceCache(BinaryCache(), root=tmp_path).binary()
-    ran = run_binary(reference, SCENARIO, router="ldk", ldk_bridge=bridge)
+    ran = run_binary(reference, SCENARIO, router="ldk", bridge=bridge)
     assert ran.status is RunStatus.OK, ran.feedback
     swap_bytes(bridge)
     with pytest.raises(TrustedFileChanged, match=bridge.name):
         ldk.bridge_binary(root=tmp_path)
     trusted.forget_tampering()
     with pytest.raises(TrustedFileChanged, match=bridge.name):
-        run_binary(reference, SCENARIO, router="ldk", ldk_bridge=bridge)
+        run_binary(reference, SCENARIO, router="ldk", bridge=bridge)
 
 
 # The Go toolchain, trusted on first use per cache folder.

@@ -32,6 +32,7 @@ from routesim_evolve.report.heldout import (
 )
 from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.runs.stamp import ScoringChanged
+from routesim_evolve.simulate.routers import ORACLE
 
 
 def run_evolution(settings: EvolveSettings) -> None:
@@ -64,7 +65,7 @@ def run_evolution(settings: EvolveSettings) -> None:
                          f"run again with --name {settings.run_dir.name} to resume.") from None
     click.echo(f"\nBest candidate: {summary.best_path}")
     click.echo(f"Val score: {summary.best_val:.4f} (seed {summary.seed_val:.4f})")
-    shown = " vs ".join(r for r in summary.test.routers if r != "oracle")
+    shown = " vs ".join(r for r in summary.test.routers if r != ORACLE)
     click.echo(f"\nHeld-out test ({shown}):\n")
     click.echo(render_table(summary.test))
     click.echo("\n" + render_sanity(summary.test))

@@ -19,7 +19,12 @@ from routesim_evolve.score.stats import (
     headroom_captured,
     headroom_interval,
 )
-from routesim_evolve.simulate.reference import LDK, LND_ROUTERS, ORACLE, PRODUCTION_ROUTERS
+from routesim_evolve.simulate.routers import (
+    LND_ROUTERS,
+    ORACLE,
+    REFERENCE_NAMES,
+    production_stacks,
+)
 
 #: The score's terms, in the order the distance table shows them.
 TERMS = tuple(ScoreTerms.model_fields)
@@ -270,7 +275,7 @@ def distance_rows(comparison: Comparison) -> list[DistanceRow]:
     rows: list[DistanceRow] = []
     for arena, groups in by_arena(comparison):
         for router, scored in groups:
-            if router in (*PRODUCTION_ROUTERS, ORACLE):
+            if router in REFERENCE_NAMES:
                 continue
             gaps = [tuple(getattr(oracle[s.scenario], term) - getattr(s.terms, term)
                           for term in TERMS)
@@ -365,18 +370,17 @@ def _detectable_text(pair: PairedComparison) -> str:
 def render_verdict(comparison: Comparison, router: str = "best",
                    against: Sequence[str] | None = None) -> str:
     """In words, whether `router` beats each of `against` (by default the
-    best's parent, when compared, and the seed), the better lnd router (by
-    mean score) and LDK on these scenarios: better only when the paired
-    interval excludes 0, and what the sample could have detected when not."""
+    best's parent, when compared, and the seed), and the better router (by
+    mean score) of each production stack, lnd's and LDK's, on these scenarios:
+    better only when the paired interval excludes 0, and what the sample
+    could have detected when not."""
     by_router = comparison.by_router()
     if against is None:
         against = tuple(r for r in ("parent", "seed") if by_router.get(r))
-    lnd = [r for r in LND_ROUTERS if by_router.get(r)]
-    if lnd:
-        lnd_means = {r: sum(s.score for s in by_router[r]) / len(by_router[r]) for r in lnd}
-        against = (*against, max(lnd, key=lambda r: lnd_means[r]))
-    if by_router.get(LDK):
-        against = (*against, LDK)
+    for stack in production_stacks().values():
+        if ran := [r for r in stack if by_router.get(r)]:
+            means = {r: sum(s.score for s in by_router[r]) / len(by_router[r]) for r in ran}
+            against = (*against, max(ran, key=lambda r: means[r]))
     lines = []
     for other in against:
         pair = _oriented_pair(comparison, router, other)

@@ -15,11 +15,11 @@ from routesim_evolve.report.heldout import ArenaRow
 from routesim_evolve.report.rundir import AxisPoint, CandidateRecord, ValPoint
 from routesim_evolve.report.sizes import SizeBucket
 from routesim_evolve.score.stats import PairedComparison
+from routesim_evolve.simulate.routers import reference_colours
 
 DPI = 100
 #: The routers every page shows, each in its own colour on every page.
-FIXED_COLOURS = {"best": "#1f77b4", "seed": "#ff7f0e", "lnd-apriori": "#2ca02c",
-                 "lnd-bimodal": "#d62728", "ldk": "#843c39", "oracle": "#7f7f7f"}
+FIXED_COLOURS = {"best": "#1f77b4", "seed": "#ff7f0e", **reference_colours()}
 #: Colours for the other routers (candidates by name), picked by the name.
 PALETTE = ("#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939",
            "#8c6d31")

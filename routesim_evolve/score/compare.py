@@ -26,8 +26,8 @@ from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret, resolve
 from routesim_evolve.score.axes import ScoreAxes, ScoreTerms, score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, ReferenceResults
 from routesim_evolve.score.stats import PairedComparison, compare_paired
-from routesim_evolve.simulate.reference import ORACLE
 from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.routers import ORACLE
 from routesim_evolve.textclip import clip_line
 
 

@@ -26,7 +26,6 @@ from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.heartbeat import heartbeat
-from routesim_evolve.build.ldk import bridge_binary
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.fsutil import atomic_write
@@ -42,8 +41,9 @@ from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
-from routesim_evolve.simulate.reference import LDK, ORACLE, PRODUCTION_ROUTERS, ReferenceCache
+from routesim_evolve.simulate.reference import ReferenceCache
 from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.routers import ORACLE, PRODUCTION_ROUTERS, bridge_of
 from routesim_evolve.simulate.runner import run_candidate
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
 from routesim_evolve.textclip import clip_block
@@ -330,17 +330,18 @@ class ReferenceResults:
     def prepare(self, examples: Sequence[ScenarioExample], *,
                 say: Callable[[str], None] | None = None) -> None:
         """Build what the examples' missing results need: the reference
-        binary (lnd's stack) and LDK's bridge, each compiled once on a
-        machine, for minutes with no scenario done (`say` hears a heartbeat)."""
+        binary (lnd's stack) and the bridges of bridged routers (LDK's), each
+        compiled once on a machine, for minutes with no scenario done (`say`
+        hears a heartbeat)."""
         if all(self._cache.cached(ex.path, r) for ex in examples for r in self.routers):
             return
         with heartbeat(say, "building the reference binary (lnd's routing stack; the "
                        "first run on a machine compiles it once, for several minutes)"):
             self._cache.binary()
-        if LDK in self.routers:
-            with heartbeat(say, "building LDK's bridge (rust-lightning; the first run on a "
-                           "machine compiles it once, for a few minutes)"):
-                bridge_binary()
+        bridges = {b.option: b for r in self.routers if (b := bridge_of(r)) is not None}
+        for bridge in bridges.values():
+            with heartbeat(say, f"building {bridge.building}"):
+                bridge.binary()
 
     def precompute(
         self,

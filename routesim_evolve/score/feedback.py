@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.score.axes import ScoreAxes, score_result
-from routesim_evolve.simulate.reference import LDK
 from routesim_evolve.simulate.result import PaymentResult, Result
+from routesim_evolve.simulate.routers import stack_of
 
 #: The side-info key under which GEPA carries a ScenarioFeedback to the proposers.
 SIDE_INFO_KEY = "routesim_feedback"
@@ -153,18 +153,13 @@ def _missed_payments(result: Result, references: Mapping[str, Result], limit: in
             missed.append((p, by))
     if not missed:
         return ""
-    names = " or ".join(dict.fromkeys(_router_family(n) for n in references))
+    names = " or ".join(dict.fromkeys(stack_of(n) for n in references))
     lines = [f"Payments {names} delivered and you did not ({len(missed)}):"]
     for p, by in missed[:limit]:
         lines.append(f"- {_payment_line(p)}; delivered by {', '.join(by)}")
     if len(missed) > limit:
         lines.append(f"- … and {len(missed) - limit} more")
     return "\n".join(lines)
-
-
-def _router_family(name: str) -> str:
-    """The production stack a reference router belongs to: lnd or LDK."""
-    return "LDK" if name == LDK else "lnd" if name.startswith("lnd") else name
 
 
 def _oracle_contrast(result: Result, oracle: Result, limit: int) -> str:

@@ -3,21 +3,24 @@
 `run_candidate(source, scenario)` builds a candidate (cached) and runs it in a
 sandbox; every failure is a score-0 `RunOutcome` with feedback.
 `reference_result(scenario, router)` gives a reference router's result
-(lnd's, LDK's, the oracle's), computed once.
+(lnd's, LDK's, the oracle's), computed once; `REFERENCE_ROUTERS` are their
+records (`routers.py`).
 """
 
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import (
-    LDK,
-    LND_ROUTERS,
-    ORACLE,
-    PRODUCTION_ROUTERS,
     ReferenceCache,
     ReferenceRunError,
     available_routers,
     reference_result,
 )
 from routesim_evolve.simulate.result import AttemptRecord, PaymentResult, Result, Totals
+from routesim_evolve.simulate.routers import (
+    LND_ROUTERS,
+    ORACLE,
+    PRODUCTION_ROUTERS,
+    REFERENCE_ROUTERS,
+)
 from routesim_evolve.simulate.runner import run_candidate
 from routesim_evolve.simulate.sandbox import (
     SandboxLimits,
@@ -26,10 +29,10 @@ from routesim_evolve.simulate.sandbox import (
 )
 
 __all__ = [
-    "LDK",
     "LND_ROUTERS",
     "ORACLE",
     "PRODUCTION_ROUTERS",
+    "REFERENCE_ROUTERS",
     "AttemptRecord",
     "PaymentResult",
     "ReferenceCache",

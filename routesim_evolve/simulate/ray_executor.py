@@ -80,8 +80,8 @@ class RemoteRun:
     router: str
     limits: SandboxLimits
     source: str | None
-    #: The LDK bridge, for the ldk reference router only.
-    ldk_bridge: Shipped | None = None
+    #: The bridge binary, for a bridged reference router only (`routers.py`).
+    bridge: Shipped | None = None
 
 
 def connect(address: str | None) -> RayExecutor:
@@ -114,11 +114,11 @@ class RayExecutor:
     def run_binary(
         self, binary: Path, scenario_path: Path, **options: Unpack[RunOptions]
     ) -> RunOutcome:
-        router, limits, source, ldk_bridge = resolve_run(options)
+        router, limits, source, bridge_path = resolve_run(options)
         scenario = Path(scenario_path).resolve()
         try:
             graph = self._ship_file(Path(scenario_graph_file(scenario)))
-            bridge = self._ship_binary(Path(ldk_bridge)) if ldk_bridge is not None else None
+            bridge = self._ship_binary(Path(bridge_path)) if bridge_path is not None else None
             run = RemoteRun(
                 sandbox=sandbox_fingerprint(),
                 binary=self._ship_binary(Path(binary)),
@@ -128,7 +128,7 @@ class RayExecutor:
                 router=router,
                 limits=limits,
                 source=source,
-                ldk_bridge=bridge,
+                bridge=bridge,
             )
         except (OSError, ValueError) as exc:
             return _lost(scenario, router, f"could not ship the run to Ray: {exc}")
@@ -214,7 +214,8 @@ def sandbox_fingerprint() -> str:
     """The sha256 of the modules that run a binary and judge how it ended."""
     here = Path(__file__).parent
     digest = hashlib.sha256()
-    for name in ("sandbox.py", "diagnose.py", "outcome.py", "result.py", "ray_executor.py"):
+    for name in ("sandbox.py", "diagnose.py", "outcome.py", "result.py", "routers.py",
+                 "ray_executor.py"):
         digest.update(hashlib.sha256((here / name).read_bytes()).digest())
     return digest.hexdigest()
 
@@ -231,9 +232,9 @@ def run_remote(run: RemoteRun) -> RunOutcome:
     binary = store.binary(run.binary)
     store.graph(run.graph)
     scenario = store.scenario(run.scenario, run.scenario_name)
-    bridge = store.binary(run.ldk_bridge) if run.ldk_bridge is not None else None
+    bridge = store.binary(run.bridge) if run.bridge is not None else None
     return run_binary(binary, scenario, router=run.router, limits=run.limits, source=run.source,
-                      ldk_bridge=bridge)
+                      bridge=bridge)
 
 
 class WorkerStore:

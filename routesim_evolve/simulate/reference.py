@@ -3,14 +3,15 @@ once and kept on disk.
 
 The reference binary is the routesim command as it is on disk, built without
 the routesim_nolnd tag so lnd's routing stack is linked in; it is built once
-per module content. The ldk router runs LDK in the bridge process built from
-ldk/ (build/ldk.py). A reference result is keyed by the scenario file's
-bytes, its graph file's bytes, the module's fingerprint (the candidate's slot
-left out: it does not change the references' routes), the bridge's key for
-ldk, and the router's name, so evolution never pays for a reference twice on
+per module content. Which routers there are, and which run a bridge process
+(ldk runs LDK in the one built from ldk/, build/ldk.py), is `routers.py`. A
+reference result is keyed by the scenario file's bytes, its graph file's
+bytes, the module's fingerprint (the candidate's slot left out: it does not
+change the references' routes), the key of the router's bridge if it has
+one, and the router's name, so evolution never pays for a reference twice on
 one scenario. The reference binary and the bridge are checked by content
-before each run (`build/trusted.py`, through `BinaryCache`, `bridge_binary`
-and the sandbox, which starts the descriptor it checked).
+before each run (`build/trusted.py`, through `BinaryCache`, the bridge's
+`binary` and the sandbox, which starts the descriptor it checked).
 """
 
 from __future__ import annotations
@@ -23,27 +24,14 @@ from pathlib import Path
 
 from routesim_evolve.build.cache import BinaryCache, default_cache
 from routesim_evolve.build.gomodule import module_fingerprint
-from routesim_evolve.build.ldk import bridge_binary, bridge_key
 from routesim_evolve.build.trusted import open_checked
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import GIB, atomic_write, file_lock
 from routesim_evolve.simulate.executor import LOCAL, Executor
 from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.routers import bridge_of
 from routesim_evolve.simulate.sandbox import SandboxLimits
-
-#: lnd's reference routers, as routers_reference.go registers them.
-LND_ROUTERS = ("lnd-apriori", "lnd-bimodal")
-
-#: LDK's reference router (go/ldkref and the bridge in ldk/).
-LDK = "ldk"
-
-#: The production routers every candidate is compared with: lnd's and LDK's.
-PRODUCTION_ROUTERS = (*LND_ROUTERS, LDK)
-
-#: The clairvoyant reference router (go/oracle): the ceiling in every table,
-#: never in a proposer's feedback.
-ORACLE = "oracle"
 
 #: Limits of a reference run: lnd is trusted but slower and hungrier.
 REFERENCE_LIMITS = SandboxLimits(timeout_s=1800.0, memory_bytes=4 * GIB)
@@ -113,8 +101,8 @@ class ReferenceCache:
     def _entry(self, scenario: Path, router: str) -> tuple[str, Path]:
         """The cache key of `router`'s result on a scenario, and its file."""
         module_hash = module_fingerprint(self.binaries.go_dir, include_candidate=False)
-        if router == LDK:
-            module_hash += f",ldk-bridge:{bridge_key()}"
+        if (bridge := bridge_of(router)) is not None:
+            module_hash += bridge.cache_salt()
         key = reference_key(scenario, router, module_hash + ",".join(self.tags))
         return key, self.root / key[:2] / f"{key}.json"
 
@@ -122,7 +110,7 @@ class ReferenceCache:
         """Whether `router`'s result on a scenario is in the cache already."""
         return self._entry(Path(scenario_path).resolve(), router)[1].is_file()
 
-    def result(self, scenario_path: str | Path, router: str = "lnd-bimodal") -> Result:
+    def result(self, scenario_path: str | Path, router: str) -> Result:
         """`router`'s result on a scenario, from the cache or by running it
         once (concurrent callers wait for the one run)."""
         scenario = Path(scenario_path).resolve()
@@ -133,9 +121,10 @@ class ReferenceCache:
             if (known := _read_cached(path)) is not None:
                 return known
             self.runs += 1
-            bridge = bridge_binary() if router == LDK else None
-            outcome = self.executor.run_binary(self.binary(), scenario, router=router,
-                                               limits=self.limits, ldk_bridge=bridge)
+            bridge = bridge_of(router)
+            outcome = self.executor.run_binary(
+                self.binary(), scenario, router=router, limits=self.limits,
+                bridge=bridge.binary() if bridge is not None else None)
             if not outcome.ok or outcome.result is None:
                 raise ReferenceRunError(outcome)
             atomic_write(path, outcome.result.model_dump_json().encode())
@@ -169,7 +158,7 @@ def available_routers(binary: Path) -> tuple[str, ...]:
 
 
 def reference_result(
-    scenario_path: str | Path, router: str = "lnd-bimodal", *, cache: ReferenceCache | None = None
+    scenario_path: str | Path, router: str, *, cache: ReferenceCache | None = None
 ) -> Result:
-    """lnd's `router` on a scenario, computed at most once per content."""
+    """A reference `router` on a scenario, computed at most once per content."""
     return (cache or ReferenceCache()).result(scenario_path, router)

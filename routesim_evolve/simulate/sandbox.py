@@ -17,7 +17,8 @@ process gets more:
   a scratch working folder removed afterwards, no core dumps, capped files
   and capped captured output.
 
-What runs is what was checked: the binary (and the LDK bridge it starts) are
+What runs is what was checked: the binary (and a reference router's bridge
+process it starts, such as LDK's) are
 opened, checked against the hash recorded when they were built
 (`build/trusted.py`; a binary the harness has no record of, such as a test's
 stand-in, is run unchecked), and started through that open descriptor
@@ -52,6 +53,7 @@ from routesim_evolve.hostile_fs import Folder, HostileEntry
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
 from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.routers import bridge_of
 from routesim_evolve.textclip import clip_block, quoted_output
 
 log = logging.getLogger(__name__)
@@ -347,12 +349,12 @@ class RunOptions(TypedDict, total=False):
     as keywords by every executor: the router the binary plays (a reference
     router's name, else CANDIDATE_ROUTER), its limits (else DEFAULT_LIMITS),
     the candidate's source, which lets feedback quote its lines, and the
-    LDK bridge binary the ldk reference router runs."""
+    bridge binary a bridged reference router runs (`routers.py`)."""
 
     router: str
     limits: SandboxLimits | None
     source: str | None
-    ldk_bridge: Path | None
+    bridge: Path | None
 
 
 class ResolvedRun(NamedTuple):
@@ -361,14 +363,14 @@ class ResolvedRun(NamedTuple):
     router: str
     limits: SandboxLimits
     source: str | None
-    ldk_bridge: Path | None
+    bridge: Path | None
 
 
 def resolve_run(options: RunOptions) -> ResolvedRun:
     """The one place a run's defaults are applied, for every executor."""
     return ResolvedRun(options.get("router", CANDIDATE_ROUTER),
                        options.get("limits") or DEFAULT_LIMITS, options.get("source"),
-                       options.get("ldk_bridge"))
+                       options.get("bridge"))
 
 
 def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions]) -> RunOutcome:
@@ -376,13 +378,20 @@ def run_binary(binary: Path, scenario_path: Path, **options: Unpack[RunOptions])
     sandbox. Never raises for what the binary does: every failure is a
     RunOutcome. A binary (or bridge) whose bytes differ from its record
     raises TrustedFileChanged, and is not run."""
-    router, limits, source, ldk_bridge = resolve_run(options)
+    router, limits, source, bridge_path = resolve_run(options)
     with contextlib.ExitStack() as files:
         checked = files.enter_context(open_checked(Path(binary).resolve()))
-        bridge = (files.enter_context(open_checked(Path(ldk_bridge).resolve()))
-                  if ldk_bridge is not None else None)
+        bridge = (files.enter_context(open_checked(Path(bridge_path).resolve()))
+                  if bridge_path is not None else None)
         return _run_checked(checked, bridge, Path(scenario_path).resolve(), router, limits,
                             source)
+
+
+def _bridge_option(router: str) -> str:
+    """The flag that hands routesim `router`'s bridge."""
+    if (bridge := bridge_of(router)) is None:
+        raise ValueError(f"router {router!r} runs no bridge, yet one was given")
+    return bridge.option
 
 
 def _run_checked(binary: CheckedFile, bridge: CheckedFile | None, scenario: Path, router: str,
@@ -395,7 +404,7 @@ def _run_checked(binary: CheckedFile, bridge: CheckedFile | None, scenario: Path
         cmd = [*prefix, binary.exec_path, "--router", router, "--no-timing"]
         fds = [binary.fd]
         if bridge is not None:
-            cmd += ["--ldk-bridge", bridge.exec_path]
+            cmd += [_bridge_option(router), bridge.exec_path]
             fds.append(bridge.fd)
         cmd += ["--out", str(out), str(scenario)]
         try:
