@@ -43,10 +43,11 @@ type makerOptions struct {
 	ldkBridge string
 }
 
-// routers are the reference routers this binary was built with: lnd's,
-// added by routers_lnd.go unless the binary is built with the
-// routesim_nolnd tag (as candidate builds are, to keep lnd out of their
-// link). Run adds the candidate.
+// routers are the reference routers this binary was built with, added by
+// routers_reference.go unless the binary is built with the routesim_nolnd
+// tag (as candidate builds are, to keep lnd out of their link); Python's
+// registry, routesim_evolve/simulate/routers.py, names the same ones. Run
+// adds the candidate.
 var routers = map[string]routerMaker{}
 
 // Run is the command: args without the program name, the streams, and the
