@@ -41,43 +41,107 @@ func (w *World) drawAttribution(payment, attempt int) attributionDraw {
 	return attributionDraw{kind: kind, nodeSeed: nodeSeed}
 }
 
+// learnedUpdate is a channel update a failure report carries, and the
+// channel and direction it is about: what the sender applies to its view.
+type learnedUpdate struct {
+	update  *lnwire.ChannelUpdate1
+	channel int
+	dir     int
+}
+
 // report turns a forwarding outcome into what the sender learns, degraded as
 // drawn. Successes are always reported truthfully, and so are the sender's
 // own (local) failures; a shift that would leave the remote part of the
-// route is not applied. It returns the kind actually applied.
+// route is not applied. It returns the kind actually applied and the
+// channel update the report carries (nil for none): a shifted report
+// carries the blamed node's own update, never the one of the channel that
+// really failed, which would undo the shift.
 func (w *World) report(rt *route.Route, out forwardOutcome,
-	draw attributionDraw) (*routing.SimAttemptResult, string) {
+	draw attributionDraw) (*routing.SimAttemptResult, string, *learnedUpdate) {
 
 	if out.failIdx < 0 {
-		return &routing.SimAttemptResult{FailureSourceIdx: -1}, degradeNone
+		return &routing.SimAttemptResult{FailureSourceIdx: -1}, degradeNone, nil
 	}
 	res := &routing.SimAttemptResult{
 		Failure:          out.failure,
 		FailureSource:    routeNode(rt, out.failIdx),
 		FailureSourceIdx: out.failIdx,
 	}
+	truth := out.learned()
 	if out.failIdx == 0 {
-		return res, degradeNone
+		return res, degradeNone, truth
 	}
 	idx := out.failIdx
+	blamed := -1
 	switch draw.kind {
 	case degradeStripped:
 		res.Failure = routing.UnreadableFailure{}
 		res.FailureSource = w.offRouteNode(rt, draw.nodeSeed)
 		res.FailureSourceIdx = -1
-		return res, degradeStripped
+		return res, degradeStripped, nil
 	case degradeShiftBefore:
 		if idx-1 >= 1 {
-			res.FailureSource, res.FailureSourceIdx = routeNode(rt, idx-1), idx-1
-			return res, degradeShiftBefore
+			blamed = idx - 1
 		}
 	case degradeShiftAfter:
 		if idx+1 <= len(rt.Hops) {
-			res.FailureSource, res.FailureSourceIdx = routeNode(rt, idx+1), idx+1
-			return res, degradeShiftAfter
+			blamed = idx + 1
 		}
 	}
-	return res, degradeNone
+	if blamed < 0 {
+		return res, degradeNone, truth
+	}
+	res.FailureSource, res.FailureSourceIdx = routeNode(rt, blamed), blamed
+	learned := w.blamedUpdate(rt, out, blamed)
+	if out.update != nil {
+		res.Failure = withUpdate(out.failure, learned)
+	}
+	return res, draw.kind, learned
+}
+
+// learned is the update a truthful report of out carries, if any.
+func (out forwardOutcome) learned() *learnedUpdate {
+	if out.update == nil {
+		return nil
+	}
+	return &learnedUpdate{update: out.update, channel: out.updateCh, dir: out.updateDir}
+}
+
+// blamedUpdate is the update a report blaming position idx carries where
+// the real failure carried one: the actual policy of the channel the blamed
+// node forwards over on the route, stamped as the real one was; nil where
+// the real failure carried none, or the blamed node is the receiver.
+func (w *World) blamedUpdate(rt *route.Route, out forwardOutcome, idx int) *learnedUpdate {
+	if out.update == nil || idx >= len(rt.Hops) {
+		return nil
+	}
+	ci := w.net.chanIndex[rt.Hops[idx].ChannelID]
+	c := &w.net.channels[ci]
+	d := c.direction(w.net.nodeIndex[routeNode(rt, idx)])
+	return &learnedUpdate{update: c.channelUpdate(d, out.update.Timestamp), channel: ci, dir: d}
+}
+
+// withUpdate is msg carrying learned's update instead of its own; a
+// failure about a channel that names none (the receiver blamed) is a
+// temporary_channel_failure without an update.
+func withUpdate(msg lnwire.FailureMessage, learned *learnedUpdate) lnwire.FailureMessage {
+	if learned == nil {
+		return lnwire.NewTemporaryChannelFailure(nil)
+	}
+	upd := learned.update
+	switch m := msg.(type) {
+	case *lnwire.FailFeeInsufficient:
+		return lnwire.NewFeeInsufficient(m.HtlcMsat, *upd)
+	case *lnwire.FailAmountBelowMinimum:
+		return lnwire.NewAmountBelowMinimum(m.HtlcMsat, *upd)
+	case *lnwire.FailIncorrectCltvExpiry:
+		return lnwire.NewIncorrectCltvExpiry(m.CltvExpiry, *upd)
+	case *lnwire.FailChannelDisabled:
+		return lnwire.NewChannelDisabled(uint16(upd.ChannelFlags), *upd)
+	case *lnwire.FailExpiryTooSoon:
+		return lnwire.NewExpiryTooSoon(*upd)
+	}
+	return lnwire.NewTemporaryChannelFailure(upd)
 }
 
 // routeNode is the node at position idx of rt: the sender at 0, Hops[idx-1]

@@ -29,12 +29,28 @@ type forwardOutcome struct {
 	holds []legHold
 }
 
-// forward sends a shard along rt hop by hop, as the nodes on the route would:
-// each checks the channel, its actual policy, the fee and cltv the shard
-// leaves it, and its balance, and the receiver checks the final amount and
-// cltv. On success the shard's liquidity is held on every channel; on
-// failure everything it held is released. The route's structure (hops that
-// exist and connect) was checked by the runner.
+// lnd's defaults for the time-lock checks of forward (lnd v0.21).
+const (
+	// OutgoingCltvRejectDelta: a node refuses to offer an HTLC that
+	// expires within this many blocks (lncfg.DefaultOutgoingCltvRejectDelta).
+	OutgoingCltvRejectDelta = 3
+	// MaxOutgoingCltvExpiry: the furthest ahead a node lets an HTLC it
+	// offers expire (htlcswitch.DefaultMaxOutgoingCltvExpiry). lnd also
+	// caps a node's own delta and the receiver's range with it and with
+	// invoices.MaxFinalCltvDelta: no HTLC a node offered within this range
+	// can break either, so those checks are not played.
+	MaxOutgoingCltvExpiry = 2016
+	// FinalCltvRejectDelta: the receiver refuses an HTLC that expires
+	// within this many blocks, whatever its invoice asks
+	// (lncfg.DefaultFinalCltvRejectDelta).
+	FinalCltvRejectDelta = 19
+)
+
+// forward sends a shard along rt hop by hop, as the nodes on the route would
+// (see forwardCheck and receiverCheck for what each checks, in lnd's order).
+// On success the shard's liquidity is held on every channel; on failure
+// everything it held is released. The route's structure (hops that exist and
+// connect) was checked by the runner.
 func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 	net := w.net
 	height := w.BlockHeight()
@@ -42,65 +58,100 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 	prevNode := w.source
 	var holds []legHold
 
-	fail := func(idx int, msg lnwire.FailureMessage, ch, dir int,
-		upd *lnwire.ChannelUpdate1) forwardOutcome {
-
-		for _, h := range holds {
-			net.channels[h.channel].release(h.dir, h.amt)
-		}
-		return forwardOutcome{failIdx: idx, failure: msg, update: upd,
-			updateCh: ch, updateDir: dir}
-	}
-
 	for i, hop := range rt.Hops {
 		ci := net.chanIndex[hop.ChannelID]
 		c := &net.channels[ci]
 		d := c.direction(prevNode)
-		amt, lock := amountOver(rt, i), timeLockOver(rt, i)
-
-		// The sender knows its own channels: it only checks its balance.
-		if i > 0 {
-			pol := c.actual[d]
-			upd := c.channelUpdate(d, timestamp)
-			inAmt, inLock := amountOver(rt, i-1), timeLockOver(rt, i-1)
-			switch {
-			case pol == nil || pol.IsDisabled:
-				return fail(i, lnwire.NewChannelDisabled(uint16(upd.ChannelFlags), *upd), ci, d, upd)
-			case amt < pol.MinHTLC:
-				return fail(i, lnwire.NewAmountBelowMinimum(amt, *upd), ci, d, upd)
-			case amt > pol.MaxHTLC:
-				return fail(i, lnwire.NewTemporaryChannelFailure(upd), ci, d, upd)
-			case inAmt < amt || inAmt-amt < pol.ComputeFee(amt):
-				return fail(i, lnwire.NewFeeInsufficient(inAmt, *upd), ci, d, upd)
-			case inLock < lock || inLock-lock < uint32(pol.TimeLockDelta):
-				return fail(i, lnwire.NewIncorrectCltvExpiry(inLock, *upd), ci, d, upd)
+		if msg, upd := forwardCheck(c, d, rt, i, height, timestamp); msg != nil {
+			w.release(holds)
+			out := forwardOutcome{failIdx: i, failure: msg, update: upd}
+			if upd != nil {
+				out.updateCh, out.updateDir = ci, d
 			}
+			return out
 		}
-		if c.local[d] < amt {
-			var upd *lnwire.ChannelUpdate1
-			if i > 0 {
-				upd = c.channelUpdate(d, timestamp)
-			}
-			return fail(i, lnwire.NewTemporaryChannelFailure(upd), ci, d, upd)
-		}
+		amt := amountOver(rt, i)
 		c.hold(d, amt)
 		holds = append(holds, legHold{channel: ci, dir: d, amt: amt})
 		prevNode = c.nodes[1-d]
 	}
+	if msg := receiverCheck(rt, height, finalCltvDelta); msg != nil {
+		w.release(holds)
+		return forwardOutcome{failIdx: len(rt.Hops), failure: msg}
+	}
+	return forwardOutcome{failIdx: -1, holds: holds}
+}
 
-	// The receiver checks what it got against the final hop's payload.
+// forwardCheck is what the node at position i of rt (the sender at 0)
+// checks before it offers the HTLC over channel c in direction d, in the
+// order lnd checks it: the switch's refusal of a disabled channel, then
+// htlcswitch.(*channelLink).CheckHtlcForward: the fee, canSendHtlc (the
+// policy's minimum and maximum, an expiry too soon or too far, the
+// balance), the time-lock delta. The sender checks only
+// what its own link's canSendHtlc checks of the route (CheckHtlcTransit):
+// the expiry and its balance. It returns the failure and the channel
+// update it carries, or nil when the node forwards.
+func forwardCheck(c *channel, d int, rt *route.Route, i int, height,
+	timestamp uint32) (lnwire.FailureMessage, *lnwire.ChannelUpdate1) {
+
+	amt, lock := amountOver(rt, i), timeLockOver(rt, i)
+	upd := c.channelUpdate(d, timestamp)
+	if i == 0 {
+		// The sender's own update goes with its link's failure, but it
+		// knows its own channel: there is nothing for it to learn.
+		switch {
+		case lock <= height+OutgoingCltvRejectDelta:
+			return lnwire.NewExpiryTooSoon(*upd), nil
+		case lock > height+MaxOutgoingCltvExpiry:
+			return &lnwire.FailExpiryTooFar{}, nil
+		case c.local[d] < amt:
+			return lnwire.NewTemporaryChannelFailure(nil), nil
+		}
+		return nil, nil
+	}
+	pol := c.actual[d]
+	inAmt, inLock := amountOver(rt, i-1), timeLockOver(rt, i-1)
+	switch {
+	case pol == nil || pol.IsDisabled:
+		return lnwire.NewChannelDisabled(uint16(upd.ChannelFlags), *upd), upd
+	case inAmt < amt || inAmt-amt < pol.ComputeFee(amt):
+		return lnwire.NewFeeInsufficient(amt, *upd), upd
+	case amt < pol.MinHTLC:
+		return lnwire.NewAmountBelowMinimum(amt, *upd), upd
+	case amt > pol.MaxHTLC:
+		return lnwire.NewTemporaryChannelFailure(upd), upd
+	case lock <= height+OutgoingCltvRejectDelta:
+		return lnwire.NewExpiryTooSoon(*upd), upd
+	case lock > height+MaxOutgoingCltvExpiry:
+		return &lnwire.FailExpiryTooFar{}, nil
+	case c.local[d] < amt:
+		return lnwire.NewTemporaryChannelFailure(upd), upd
+	case inLock < lock || inLock-lock < uint32(pol.TimeLockDelta):
+		return lnwire.NewIncorrectCltvExpiry(inLock, *upd), upd
+	}
+	return nil, nil
+}
+
+// receiverCheck is what the receiver checks of the HTLC it got, in lnd's
+// order: against the final hop's payload (hop.ValidateFinalHtlc: the
+// amount, the expiry), then as the invoice registry
+// does, the HTLC's own expiry against the height (invoices' updateMpp:
+// FinalCltvRejectDelta, then the invoice's final cltv delta). The payload's
+// outgoing_cltv_value is only checked to be no more than the HTLC's expiry:
+// a payload that says 0 settles, as on a real node.
+func receiverCheck(rt *route.Route, height uint32, finalCltvDelta uint16) lnwire.FailureMessage {
 	last := len(rt.Hops) - 1
 	final := rt.Hops[last]
 	gotAmt, gotLock := amountOver(rt, last), timeLockOver(rt, last)
 	switch {
 	case gotAmt < final.AmtToForward:
-		return fail(last+1, lnwire.NewFinalIncorrectHtlcAmount(gotAmt), -1, 0, nil)
+		return lnwire.NewFinalIncorrectHtlcAmount(gotAmt)
 	case gotLock < final.OutgoingTimeLock:
-		return fail(last+1, lnwire.NewFinalIncorrectCltvExpiry(gotLock), -1, 0, nil)
-	case final.OutgoingTimeLock < height+uint32(finalCltvDelta):
-		return fail(last+1, lnwire.NewFailIncorrectDetails(final.AmtToForward, height), -1, 0, nil)
+		return lnwire.NewFinalIncorrectCltvExpiry(gotLock)
+	case gotLock < height+FinalCltvRejectDelta, gotLock < height+uint32(finalCltvDelta):
+		return lnwire.NewFailIncorrectDetails(gotAmt, height)
 	}
-	return forwardOutcome{failIdx: -1, holds: holds}
+	return nil
 }
 
 // amountOver is the amount of the HTLC over the route's i-th channel: lnd's

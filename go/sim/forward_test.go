@@ -67,9 +67,59 @@ func TestForwardFailureCodes(t *testing.T) {
 			wantIdx: 3, want: "final_incorrect_cltv_expiry",
 		},
 		{
+			// The old simulator judged the payload's outgoing_cltv_value
+			// against the height: a final payload of 0 was refused after
+			// every hop had forwarded it, a free probe. lnd's receiver
+			// judges the HTLC's own expiry (invoices' updateMpp).
+			name:    "final payload of 0 settles",
+			mangle:  func(rt *route.Route) { rt.Hops[2].OutgoingTimeLock = 0 },
+			wantIdx: -1,
+		},
+		{
 			name:    "final cltv too soon",
-			mangle:  func(rt *route.Route) { rt.Hops[2].OutgoingTimeLock-- },
+			mangle:  func(rt *route.Route) { shiftLocks(rt, -1) },
 			wantIdx: 3, want: "incorrect_or_unknown_payment_details",
+		},
+		{
+			// lnd's FinalCltvRejectDelta holds whatever the invoice asks.
+			name:    "final cltv within the reject delta",
+			mangle:  func(rt *route.Route) { shiftLocks(rt, -(40 - FinalCltvRejectDelta + 1)) },
+			wantIdx: 3, want: "incorrect_or_unknown_payment_details",
+		},
+		{
+			// canSendHtlc: the old simulator forwarded any expiry.
+			name: "expiry too soon at a hop",
+			mangle: func(rt *route.Route) {
+				shiftLocks(rt, -int(rt.Hops[1].OutgoingTimeLock-w0Height(rt)-OutgoingCltvRejectDelta))
+			},
+			wantIdx: 2, want: "expiry_too_soon", update: true,
+		},
+		{
+			// canSendHtlc: an HTLC offered more than 2016 blocks ahead.
+			name:    "expiry too far",
+			mangle:  func(rt *route.Route) { shiftLocks(rt, MaxOutgoingCltvExpiry) },
+			wantIdx: 0, want: "expiry_too_far",
+		},
+		{
+			// CheckHtlcForward checks the fee before the minimum: the old
+			// simulator said amount_below_minimum.
+			name: "fee before minimum",
+			world: func(w *World) {
+				w.net.channels[1].actual[0].FeeProportionalMillionths += 10
+				w.net.channels[1].actual[0].MinHTLC = amt + 1
+			},
+			wantIdx: 1, want: "fee_insufficient", update: true,
+		},
+		{
+			// canSendHtlc checks the balance before CheckHtlcForward checks
+			// the time-lock delta: the old simulator said
+			// incorrect_cltv_expiry.
+			name: "balance before cltv delta",
+			world: func(w *World) {
+				w.net.channels[2].actual[0].TimeLockDelta += 1
+				w.net.channels[2].setBalance(amt - 1)
+			},
+			wantIdx: 2, want: "temporary_channel_failure", update: true,
 		},
 	}
 	for _, tc := range tests {
@@ -112,6 +162,21 @@ func TestForwardFailureCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shiftLocks moves every time lock of rt by delta blocks: each hop's delta
+// stays, what the receiver gets moves.
+func shiftLocks(rt *route.Route, delta int) {
+	rt.TotalTimeLock = uint32(int(rt.TotalTimeLock) + delta)
+	for _, h := range rt.Hops {
+		h.OutgoingTimeLock = uint32(int(h.OutgoingTimeLock) + delta)
+	}
+}
+
+// w0Height is the block height the test worlds start at: the receiver's
+// lock less the final delta lineRoute gives it.
+func w0Height(rt *route.Route) uint32 {
+	return rt.Hops[len(rt.Hops)-1].OutgoingTimeLock - 40
 }
 
 // balances is a comparable snapshot of every channel's two sides.

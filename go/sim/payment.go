@@ -100,19 +100,22 @@ func (p *paymentRun) complete() bool {
 // dispatchRound asks the router for routes until the whole rest is in
 // flight, the shard cap or the attempt limit is reached, or the router says
 // no; each route is forwarded at once, so later shards of the round meet the
-// liquidity earlier ones hold.
+// liquidity earlier ones hold. The cap counts every active shard of the
+// payment, as lnd's payment session does: the round's, and with Atomic the
+// ones held at the receiver from earlier rounds.
 func (p *paymentRun) dispatchRound() ([]shard, error) {
 	var pending []shard
 	var inFlight lnwire.MilliSatoshi
 	for {
 		unsent := p.spec.Amount - p.delivered - inFlight
-		if unsent == 0 || len(pending) >= int(p.spec.MaxParts) ||
+		active := len(p.held) + len(pending)
+		if unsent == 0 || active >= int(p.spec.MaxParts) ||
 			p.res.Attempts >= p.spec.MaxAttempts {
 			return pending, nil
 		}
 		var rt *route.Route
 		var err error
-		p.timed(func() { rt, err = p.router.RequestRoute(unsent, uint32(len(pending))) })
+		p.timed(func() { rt, err = p.router.RequestRoute(unsent, uint32(active)) })
 		if err != nil {
 			return pending, err
 		}
@@ -190,8 +193,11 @@ func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
 func (p *paymentRun) collect(pending []shard) {
 	for _, s := range pending {
 		draw := p.w.drawAttribution(p.spec.Index, s.attempt)
-		result, degraded := p.w.report(s.rt, s.out, draw)
-		p.book(s, result, degraded)
+		result, degraded, learned := p.w.report(s.rt, s.out, draw)
+		p.book(s, result, degraded, learned)
+		if receiverRefused(s) && p.terminal == "" {
+			p.terminal = ReasonIncorrectDetails
+		}
 		// The router gets a copy of the route it sent; result was built
 		// for this report alone and is not read again.
 		report := copyRoute(s.rt)
@@ -204,8 +210,19 @@ func (p *paymentRun) collect(pending []shard) {
 	}
 }
 
+// receiverRefused tells whether the receiver refused the payment's details
+// for shard s: the end of the payment, as lnd and LDK end it, however the
+// report reached the router. Were it not, a route whose time lock the
+// receiver refuses would test every hop's balance and come back holding
+// nothing: a probe of the payment's own routes for an attempt.
+func receiverRefused(s shard) bool {
+	_, refused := s.out.failure.(*lnwire.FailIncorrectDetails)
+	return refused && s.out.failIdx == len(s.rt.Hops)
+}
+
 // book records a shard's outcome in the world and the result.
-func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded string) {
+func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded string,
+	learned *learnedUpdate) {
 	rec := AttemptRecord{
 		AmountMsat:  uint64(s.amt),
 		FeeMsat:     uint64(s.fee),
@@ -233,10 +250,10 @@ func (p *paymentRun) book(s shard, result *routing.SimAttemptResult, degraded st
 		rec.Reported = failureName(result.Failure)
 		rec.Degraded = degraded
 		p.res.Failures[rec.Reported]++
-		// The sender learns the update only from a failure it could
-		// read: a stripped report carries none.
-		if s.out.update != nil && degraded != degradeStripped {
-			p.w.net.channels[s.out.updateCh].applyUpdate(s.out.updateDir, s.out.update)
+		// The sender learns the update its report carries: none from a
+		// stripped one, the blamed node's from a shifted one.
+		if learned != nil {
+			p.w.net.channels[learned.channel].applyUpdate(learned.dir, learned.update)
 		}
 	}
 	p.res.AttemptLog = append(p.res.AttemptLog, rec)
@@ -250,6 +267,8 @@ func (p *paymentRun) giveUp(routerErr error) {
 	case routerErr != nil:
 		p.res.FailureReason = ReasonRouterGaveUp
 		p.res.Error = routerError(routerErr)
+	case len(p.held) >= int(p.spec.MaxParts):
+		p.res.FailureReason = ReasonPartsExhausted
 	default:
 		p.res.FailureReason = ReasonAttemptsExhausted
 	}

@@ -12,6 +12,13 @@ const (
 	ReasonAttemptsExhausted = "attempts_exhausted"
 	ReasonInvalidRoute      = "invalid_route"
 	ReasonRouterInitFailed  = "router_init_failed"
+	// ReasonIncorrectDetails: the receiver refused the payment's details
+	// (incorrect_or_unknown_payment_details), which ends a payment in lnd
+	// (routing's reasonIncorrectDetails) and in LDK (RecipientRejected).
+	ReasonIncorrectDetails = "incorrect_payment_details"
+	// ReasonPartsExhausted: with atomic MPP, the shards held at the
+	// receiver fill the shard cap and the rest cannot be sent.
+	ReasonPartsExhausted = "parts_exhausted"
 )
 
 // Result is what one router did on one scenario (docs/result-format.md).

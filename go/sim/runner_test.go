@@ -94,6 +94,34 @@ func TestAtomicHoldAndRelease(t *testing.T) {
 	}
 }
 
+// TestHeldShardsCountTowardTheCap checks that shards held at the receiver
+// (atomic MPP) count toward MaxParts in later rounds, as lnd's payment
+// session counts every active shard: the old simulator capped each round's
+// shards alone, so a payment could end with more parts than the cap.
+func TestHeldShardsCountTowardTheCap(t *testing.T) {
+	const part = lnwire.MilliSatoshi(30_000_000)
+	sc := lineScenario(3, 1_000_000, testPolicy(1000, 100, 40), uint64(3*part))
+	sc.AtomicMPP, sc.Arena = true, scenario.ArenaAtomicMPP
+	sc.Defaults.MaxParts = 2
+	w := mustWorld(t, sc)
+	setAllBalances(w, 500_000_000)
+	r := &scriptedRouter{routes: []*route.Route{
+		lineRoute(t, w, 2, part), lineRoute(t, w, 2, part), lineRoute(t, w, 2, part),
+	}}
+	factory := func(routing.SimNetworkView, route.Vertex, map[uint64]lnwire.MilliSatoshi,
+		*routing.SimPaymentSpec) (routing.SimRouter, error) {
+		return r, nil
+	}
+	res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+	if res.Success || res.Attempts != 2 || res.FailureReason != ReasonPartsExhausted {
+		t.Fatalf("success %v after %d attempts (%q): the cap of 2 let a third through",
+			res.Success, res.Attempts, res.FailureReason)
+	}
+	if err := w.checkSettled(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSiblingShardsContend checks that a shard meets the liquidity its
 // sibling in flight holds.
 func TestSiblingShardsContend(t *testing.T) {
@@ -193,6 +221,31 @@ func TestAttemptLimitAndGiveUp(t *testing.T) {
 	}
 }
 
+// TestReceiverRefusalEndsThePayment checks that a shard the receiver
+// refuses for its details (here a time lock too soon for it, which every
+// hop forwarded) ends the payment, as lnd's payment lifecycle ends it
+// (routing's processPaymentOutcomeFinal: reasonIncorrectDetails): the old
+// simulator let the router go on, having tested every hop of the route for
+// an attempt.
+func TestReceiverRefusalEndsThePayment(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(10_000_000)
+	sc := lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
+	w := mustWorld(t, sc)
+	setAllBalances(w, 500_000_000)
+	probe := lineRoute(t, w, 3, amt)
+	shiftLocks(probe, -1)
+	r := &scriptedRouter{routes: []*route.Route{probe, lineRoute(t, w, 3, amt)}}
+	factory := func(routing.SimNetworkView, route.Vertex, map[uint64]lnwire.MilliSatoshi,
+		*routing.SimPaymentSpec) (routing.SimRouter, error) {
+		return r, nil
+	}
+	res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+	if res.FailureReason != ReasonIncorrectDetails || res.Attempts != 1 || res.Success {
+		t.Fatalf("reason %q after %d attempts (success %v), want %q after 1",
+			res.FailureReason, res.Attempts, res.Success, ReasonIncorrectDetails)
+	}
+}
+
 // TestAttributionRates draws many attempts and wants each degradation kind
 // within tolerance of its configured rate, and checks how each kind is
 // applied to a report.
@@ -214,6 +267,46 @@ func TestAttributionRates(t *testing.T) {
 		tol := 4 * math.Sqrt(rate*(1-rate)/n)
 		if math.Abs(got-rate) > tol {
 			t.Errorf("%s drawn %.4f of attempts, want %.4f ± %.4f", kind, got, rate, tol)
+		}
+	}
+}
+
+// TestShiftedReportNamesTheBlamedChannel checks that a shifted report
+// carries the blamed node's own channel update, and that the sender learns
+// that one: the old simulator kept the update of the channel that really
+// failed (its short channel id undid the shift) and applied it to the
+// sender's view.
+func TestShiftedReportNamesTheBlamedChannel(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(10_000_000)
+	sc := lineScenario(5, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
+	w := mustWorld(t, sc)
+	setAllBalances(w, 500_000_000)
+	rt := lineRoute(t, w, 4, amt)
+	w.net.channels[2].actual[0].FeeProportionalMillionths += 10 // node 2 fails
+	out := w.forward(rt, 40)
+	if out.failIdx != 2 {
+		t.Fatalf("failed at %d, want 2", out.failIdx)
+	}
+	for _, tc := range []struct {
+		kind        string
+		blamed      int
+		wantChannel int // the channel whose update the report carries
+	}{
+		{degradeNone, 2, 2},
+		{degradeShiftBefore, 1, 1},
+		{degradeShiftAfter, 3, 3},
+	} {
+		res, _, learned := w.report(rt, out, attributionDraw{kind: tc.kind})
+		fee, ok := res.Failure.(*lnwire.FailFeeInsufficient)
+		if !ok || res.FailureSourceIdx != tc.blamed {
+			t.Fatalf("%s: %T blaming %d, want fee_insufficient blaming %d",
+				tc.kind, res.Failure, res.FailureSourceIdx, tc.blamed)
+		}
+		want := w.net.channels[tc.wantChannel].id
+		if fee.Update.ShortChannelID.ToUint64() != want || learned == nil ||
+			learned.channel != tc.wantChannel {
+			t.Fatalf("%s: the report names channel %s, want the blamed node's %s",
+				tc.kind, fee.Update.ShortChannelID, lnwire.NewShortChanIDFromInt(want))
 		}
 	}
 }
@@ -242,7 +335,7 @@ func TestAttributionApplied(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, applied := w.report(rt, tc.out, attributionDraw{kind: tc.kind, nodeSeed: 3})
+			res, applied, _ := w.report(rt, tc.out, attributionDraw{kind: tc.kind, nodeSeed: 3})
 			if res.FailureSourceIdx != tc.wantIdx || applied != tc.applied {
 				t.Fatalf("reported position %d kind %s, want %d %s",
 					res.FailureSourceIdx, applied, tc.wantIdx, tc.applied)

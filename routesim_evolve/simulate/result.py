@@ -13,7 +13,8 @@ from routesim_evolve.corpus.schema import Arena
 RESULT_FORMAT = "routesim-result/1"
 
 FailureReason = Literal[
-    "", "router_gave_up", "attempts_exhausted", "invalid_route", "router_init_failed"
+    "", "router_gave_up", "attempts_exhausted", "invalid_route", "router_init_failed",
+    "incorrect_payment_details", "parts_exhausted"
 ]
 Degradation = Literal["none", "stripped", "shift_before", "shift_after"]
 
