@@ -41,7 +41,9 @@ from typing import Any
 
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
-from routesim_evolve.evolve.acceptance import ACCEPT_T, PairedAcceptance, paired_t
+from routesim_evolve.evolve.acceptance import ACCEPT_T, paired_t
+from routesim_evolve.evolve.registry import acceptance_rule
+from routesim_evolve.evolve.rules import AcceptanceRule
 from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
@@ -115,15 +117,16 @@ def acceptance_rates(parent: dict[str, dict[str, Any]], child: dict[str, dict[st
         after = [child[n] for n in batch]
         old, new = sum(map(_score, before)), sum(map(_score, after))
         for name, rule in RULES.items():
-            kept[name] += rule.verdict(before, after, old, new)[0]
+            kept[name] += rule.keeps(before, after, old, new)
     return {rule: n / len(batches) for rule, n in kept.items()}
 
 
 #: The rules compared, by the name the table gives them.
-RULES = {
-    "GEPA (sum rises)": PairedAcceptance(-float("inf"), majority=False),
-    **{f"paired t >= {t}": PairedAcceptance(t, majority=False) for t in THRESHOLDS},
-    **{f"paired t >= {t} and most scenarios risen": PairedAcceptance(t)
+RULES: dict[str, AcceptanceRule] = {
+    "GEPA (sum rises)": acceptance_rule("sum-rises"),
+    **{f"paired t >= {t}": acceptance_rule("paired", threshold=t, majority=False)
+       for t in THRESHOLDS},
+    **{f"paired t >= {t} and most scenarios risen": acceptance_rule("paired", threshold=t)
        for t in MAJORITY_THRESHOLDS},
 }
 #: The run's rule, marked in the table.

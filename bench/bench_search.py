@@ -47,8 +47,10 @@ from typing import Any
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.worlds import played_examples
-from routesim_evolve.evolve.acceptance import ACCEPT_T, PairedAcceptance
+from routesim_evolve.evolve.acceptance import ACCEPT_T
 from routesim_evolve.evolve.driver import evolve
+from routesim_evolve.evolve.registry import acceptance_rule
+from routesim_evolve.evolve.rules import AcceptanceRule
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.tunables import find_tunables, set_value
 from routesim_evolve.runs.settings import EvolveSettings, RunSummary
@@ -151,7 +153,7 @@ class Run:
     run_dir: Path
 
 
-def run(label: str, acceptance: PairedAcceptance, seed_source: str, proposer: Proposer,
+def run(label: str, acceptance: AcceptanceRule, seed_source: str, proposer: Proposer,
         workdir: Path, max_evals: int) -> Run:
     seed = workdir / f"{label}-seed.go"
     seed.write_text(seed_source)
@@ -256,8 +258,8 @@ class Script:
 
 
 def play(s: Script, workdir: Path, max_evals: int) -> None:
-    rules = {"GEPA (sum rises)": PairedAcceptance(threshold=-float("inf"), majority=False),
-             f"paired t >= {ACCEPT_T}, most scenarios risen (the run's)": PairedAcceptance()}
+    rules = {"GEPA (sum rises)": acceptance_rule("sum-rises"),
+             f"paired t >= {ACCEPT_T}, most scenarios risen (the run's)": acceptance_rule()}
     runs: dict[str, Run] = {}
     labels: dict[str, dict[str, str]] = {}
     for i, (label, rule) in enumerate(rules.items()):

@@ -115,10 +115,11 @@ def evolve(
     """Run GEPA on the corpus and score the best candidate on held-out test.
     `ledger` is the one the proposers' back-ends charge; `acceptance` the
     rule that keeps a child and `confirmation` the one that names the best
-    (registry.py's defaults without them; a benchmark compares rules). Raises the
-    dispatcher's fatal error (proposals that keep failing, a proposer's bug)
-    once GEPA has stopped, the run dir then resumes; and TrustedFileChanged
-    (exit 2) when a trusted binary or tool changed under the run."""
+    (registry.py's defaults without them; a benchmark compares rules).
+    Raises the dispatcher's fatal error (proposals that keep failing, a
+    proposer's bug) once GEPA has stopped, the run dir then resumes; and
+    TrustedFileChanged (exit 2) when a trusted binary or tool changed under
+    the run."""
     ledger = ledger or CostLedger(load_prices(settings.prices))
     data = _open_run(settings, say)
     scoring = _scoring(settings, data, runner, say)
