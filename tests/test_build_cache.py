@@ -70,7 +70,7 @@ def test_compile_error_names_the_line_and_is_cached(cache: BinaryCache) -> None:
 
 
 def test_the_harness_shares_no_name_with_the_candidate(cache: BinaryCache) -> None:
-    # The command's code lives in internal/routesimcmd: package main has
+    # The command's code lives in cmd/internal/routesimcmd: package main has
     # only main, so a candidate may use any other name the harness uses.
     outcome = cache.build(SEED + "\ntype routerMaker int\nfunc run() {}\n")
     assert outcome.ok, outcome.message

@@ -23,7 +23,7 @@ def test_the_registry_names_the_routers_the_binary_has(tmp_path):
     in_binary = set(refs.routers()) - {CANDIDATE_ROUTER}
     assert sorted(REFERENCE_NAMES) == sorted(in_binary), (
         "a reference router registered on one side only: "
-        "go/internal/routesimcmd/routers_reference.go and simulate/routers.py")
+        "go/cmd/internal/routesimcmd/routers_reference.go and simulate/routers.py")
     usage = subprocess.run([refs.binary(), "-h"], capture_output=True, text=True,
                            timeout=30, check=False).stderr
     for router in REFERENCE_ROUTERS:

@@ -93,7 +93,7 @@ def load_allowlist(go_dir: Path | None = None) -> AllowList:
 CANDCHECK = GoTool(
     name="candcheck",
     main=CANDCHECK_PACKAGE,
-    packages=(CANDCHECK_PACKAGE, Path("internal/checkcmd")),
+    packages=(CANDCHECK_PACKAGE, Path("cmd/internal/checkcmd")),
 )
 
 

@@ -24,7 +24,7 @@ from routesim_evolve.build.tools import GoTool, tool_binary
 SCENARIOCHECK = GoTool(
     name="scenariocheck",
     main=Path("cmd/scenariocheck"),
-    packages=(Path("cmd/scenariocheck"), Path("internal/checkcmd"), Path("scenario")),
+    packages=(Path("cmd/scenariocheck"), Path("cmd/internal/checkcmd"), Path("scenario")),
 )
 
 #: Files per scenariocheck run (keeps the command line short).

@@ -38,7 +38,7 @@ from routesim_evolve.corpus.settings import ArenaSettings
 MAXFLOW = GoTool(
     name="maxflow",
     main=Path("cmd/maxflow"),
-    packages=(Path("cmd/maxflow"), Path("internal/checkcmd"), Path("internal/flownet"),
+    packages=(Path("cmd/maxflow"), Path("cmd/internal/checkcmd"), Path("internal/flownet"),
               Path("internal/pq"), Path("internal/sat"),
               Path("scenario"), Path("sim"), Path("routing"), Path("routekit")),
 )

@@ -1,7 +1,7 @@
 """The reference routers, one record each: the one place Python names them.
 
 The routesim binary registers the same names on the Go side
-(go/internal/routesimcmd/routers_reference.go), and a test checks that the two
+(go/cmd/internal/routesimcmd/routers_reference.go), and a test checks that the two
 lists agree. Every reader takes what it needs from these records: the
 reference cache and the evaluator which routers run and which bridge process
 a router needs built, the sandbox the option that hands routesim the bridge,

@@ -11,7 +11,7 @@
 // define newCandidateRouter, define neither init nor main, and, when -pkgdir
 // names the routesim command's directory, spell none of the names the other
 // files of that package declare. Those files declare only main (the harness
-// lives in internal/routesimcmd), and the rule is lexical: an identifier is
+// lives in cmd/internal/routesimcmd), and the rule is lexical: an identifier is
 // the only way to name a package-level object in Go, so refusing every token
 // that spells one is complete, in a composite-literal key as anywhere else,
 // without trusting a type checker fed hostile code. Everything else,
@@ -42,7 +42,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/routesim-evolve/routesim/internal/checkcmd"
+	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
 )
 
 //go:embed allowlist.json

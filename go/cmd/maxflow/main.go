@@ -25,7 +25,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/routesim-evolve/routesim/internal/checkcmd"
+	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
 	"github.com/routesim-evolve/routesim/scenario"
 	"github.com/routesim-evolve/routesim/sim"
 )

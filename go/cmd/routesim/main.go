@@ -1,5 +1,5 @@
 // Command routesim plays one scenario file through one router and writes the
-// result as JSON; internal/routesimcmd is the command, documented there.
+// result as JSON; cmd/internal/routesimcmd is the command, documented there.
 //
 // Package main holds only main and the router compiled into this binary
 // (candidate_impl.go, the file a candidate replaces), so that a candidate
@@ -9,7 +9,7 @@ package main
 import (
 	"os"
 
-	"github.com/routesim-evolve/routesim/internal/routesimcmd"
+	"github.com/routesim-evolve/routesim/cmd/internal/routesimcmd"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/routesim-evolve/routesim/internal/routesimcmd"
+	"github.com/routesim-evolve/routesim/cmd/internal/routesimcmd"
 	"github.com/routesim-evolve/routesim/sim"
 )
 

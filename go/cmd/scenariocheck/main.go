@@ -23,7 +23,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/routesim-evolve/routesim/internal/checkcmd"
+	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
 	"github.com/routesim-evolve/routesim/scenario"
 )
 

@@ -1,7 +1,7 @@
-// Package checkcmd is what the two checking commands, candcheck and
-// scenariocheck, share: how they read their arguments and how they print a
-// verdict, under one convention of exit codes that the Python side relies
-// on.
+// Package checkcmd is what the harness's tool commands, candcheck,
+// scenariocheck and maxflow, share: how they read their arguments and how
+// they print a report, under one convention of exit codes that the Python
+// side relies on.
 package checkcmd
 
 import (
