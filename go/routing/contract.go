@@ -168,8 +168,10 @@ func (UnreadableFailure) Error() string { return "unreadable failure" }
 // payment lives at package level in the router's own file.
 type SimRouter interface {
 	// RequestRoute returns a route that delivers at most amt to the
-	// target. inFlightHtlcs is the number of shards already in flight. An
-	// error gives up the payment.
+	// target. inFlightHtlcs is the number of this round's shards already in
+	// flight (0 opens a round); with Atomic, shards held at the receiver
+	// from earlier rounds are not in it, though they count toward
+	// MaxParts. An error gives up the payment.
 	RequestRoute(amt lnwire.MilliSatoshi, inFlightHtlcs uint32) (*route.Route, error)
 
 	// ReportAttempt tells the router the outcome of an attempt it made.

@@ -102,20 +102,21 @@ func (p *paymentRun) complete() bool {
 // no; each route is forwarded at once, so later shards of the round meet the
 // liquidity earlier ones hold. The cap counts every active shard of the
 // payment, as lnd's payment session does: the round's, and with Atomic the
-// ones held at the receiver from earlier rounds.
+// ones held at the receiver from earlier rounds. The router is told the
+// round's shards in flight, as the contract has always said (a router that
+// wants the held ones counts them from its reports, as lnd-ref does).
 func (p *paymentRun) dispatchRound() ([]shard, error) {
 	var pending []shard
 	var inFlight lnwire.MilliSatoshi
 	for {
 		unsent := p.spec.Amount - p.delivered - inFlight
-		active := len(p.held) + len(pending)
-		if unsent == 0 || active >= int(p.spec.MaxParts) ||
+		if unsent == 0 || len(p.held)+len(pending) >= int(p.spec.MaxParts) ||
 			p.res.Attempts >= p.spec.MaxAttempts {
 			return pending, nil
 		}
 		var rt *route.Route
 		var err error
-		p.timed(func() { rt, err = p.router.RequestRoute(unsent, uint32(active)) })
+		p.timed(func() { rt, err = p.router.RequestRoute(unsent, uint32(len(pending))) })
 		if err != nil {
 			return pending, err
 		}
