@@ -13,18 +13,6 @@ const (
 	FormatGraph    = "routesim-graph/1"
 )
 
-// Arena labels a scenario with the behaviour it tests; the scenario's
-// settings must switch that behaviour on (see Validate).
-type Arena string
-
-// The arenas.
-const (
-	ArenaBase        Arena = "base"
-	ArenaDrift       Arena = "drift"
-	ArenaAtomicMPP   Arena = "atomic_mpp"
-	ArenaAttribution Arena = "attribution"
-)
-
 // Scenario is one scenario file.
 type Scenario struct {
 	Format      string            `json:"format"`

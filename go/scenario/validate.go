@@ -181,25 +181,14 @@ func (sc *Scenario) Validate() error {
 }
 
 func (sc *Scenario) validateArena() error {
-	on := map[Arena]bool{
-		ArenaBase:        true,
-		ArenaDrift:       sc.Traffic.EventsPerHour > 0,
-		ArenaAtomicMPP:   sc.AtomicMPP,
-		ArenaAttribution: sc.Attribution.Enabled(),
-	}
-	enabled, ok := on[sc.Arena]
+	arena, ok := arenaOf(sc.Arena)
 	switch {
 	case !ok:
 		return &FieldError{sc.Path, "arena", RuleArenaUnknown, fmt.Sprintf(
-			"unknown arena %q (want base, drift, atomic_mpp or attribution)", sc.Arena)}
-	case !enabled:
-		what := map[Arena]string{
-			ArenaDrift:       "traffic.events_per_hour > 0",
-			ArenaAtomicMPP:   "atomic_mpp: true",
-			ArenaAttribution: "a positive attribution rate",
-		}[sc.Arena]
+			"unknown arena %q (want %s)", sc.Arena, arenaNames())}
+	case !arena.on(sc):
 		return &FieldError{sc.Path, "arena", RuleArenaOff, fmt.Sprintf(
-			"arena %q needs %s", sc.Arena, what)}
+			"arena %q needs %s", sc.Arena, arena.needs)}
 	}
 	return nil
 }
