@@ -22,13 +22,11 @@ from pydantic import BaseModel, ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError
 from routesim_evolve.cli_error import UserError
+from routesim_evolve.corpus.arenas import arena_spec
 from routesim_evolve.corpus.generate import GenerationError, generate_corpus
 from routesim_evolve.corpus.load import CorpusError, load_corpus
 from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena
 from routesim_evolve.corpus.settings import (
-    DEFAULT_ATTRIBUTION,
-    DEFAULT_DRIFT_EVENTS_PER_HOUR,
-    DEFAULT_DRIFT_MEDIAN_SHIFT_SAT,
     DIFFICULTIES,
     ArenaSettings,
     AttributionRates,
@@ -108,6 +106,9 @@ _OPTIONAL_RANGES: Final = {"amount_share", "local_balance_share"}
 _ARENA: Final = ArenaSettings()
 _SENDER: Final = SenderSettings()
 _GENERATOR: Final = GeneratorSettings()
+# The defaults --drift and --attribution show: their arenas' own.
+_DRIFT: Final = arena_spec("drift").defaults
+_ATTRIBUTION: Final = arena_spec("attribution").defaults["attribution"]
 
 
 def _default(value: object) -> str:
@@ -306,14 +307,13 @@ def corpus_command() -> None:
                    + " of the max flow. [default: none, amounts from --amount-sat alone]")
 @click.option("--drift", help="EVENTS_PER_HOUR,MEDIAN_SHIFT_SAT of background traffic in the "
               "drift arena (other arenas have none)."
-              + _default(f"{_plain(DEFAULT_DRIFT_EVENTS_PER_HOUR)},"
-                         f"{_plain(DEFAULT_DRIFT_MEDIAN_SHIFT_SAT)}"))
+              + _default(",".join(_plain(v) for v in _DRIFT.values())))
 @click.option("--attribution",
               help="STRIPPED,BEFORE,AFTER: shares of failures reported unreadable, blamed one "
                    "hop toward the sender, one hop toward the receiver, in the attribution "
                    "arena (other arenas report truthfully). Atomic MPP is on in the atomic_mpp "
                    "arena only."
-                   + _default(",".join(str(v) for v in DEFAULT_ATTRIBUTION.model_dump().values())))
+                   + _default(",".join(str(v) for v in _ATTRIBUTION.values())))
 @sender_options
 @click.pass_context
 def generate_command(ctx: click.Context, **params: Any) -> None:

@@ -276,6 +276,7 @@ def build_scenario(
     seed = derive_seed(settings.seed, "scenario", plan.split, plan.arena, plan.number)
     rng = random.Random(seed)
     sender, reachable = choose_sender(rng, built.graph, reach, settings.sender)
+    switches = arena.switch_fields()
     return Scenario(
         format=FORMAT_SCENARIO,
         name=plan.name,
@@ -300,11 +301,9 @@ def build_scenario(
             payment_interval_s=arena.payment_interval_s,
             attempt_latency_s=arena.attempt_latency_s,
         ),
-        traffic=Traffic(
-            events_per_hour=arena.events_per_hour, median_shift_sat=arena.median_shift_sat
-        ),
-        atomic_mpp=arena.atomic_mpp,
-        attribution=Attribution(**arena.attribution.model_dump()),
+        traffic=Traffic(**switches["traffic"]),
+        atomic_mpp=switches["atomic_mpp"],
+        attribution=Attribution(**switches["attribution"]),
         defaults=PaymentDefaults(
             max_parts=arena.max_parts,
             max_attempts=arena.max_attempts,

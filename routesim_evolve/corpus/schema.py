@@ -21,11 +21,14 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from routesim_evolve.corpus.arenas import ARENA_NAMES
+
 FORMAT_GRAPH: Final = "routesim-graph/1"
 FORMAT_SCENARIO: Final = "routesim-scenario/1"
 
-Arena = Literal["base", "drift", "atomic_mpp", "attribution"]
-ARENAS: Final[tuple[Arena, ...]] = ("base", "drift", "atomic_mpp", "attribution")
+# The arena names, from their registry (arenas.py), in its order.
+Arena = Literal[ARENA_NAMES]  # type: ignore[valid-type]
+ARENAS: Final[tuple[Arena, ...]] = ARENA_NAMES
 
 # The splits of a corpus directory: each is a sub-directory of scenario files.
 Split = Literal["train", "val", "test"]

@@ -4,10 +4,11 @@ the code. The manifest stamps them in full, so a corpus can be made again."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Final, Literal, Self
+from typing import Annotated, Any, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from routesim_evolve.corpus.arenas import arena_spec, switched_on
 from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena, Split
 
 
@@ -117,6 +118,15 @@ class ArenaSettings(_Settings):
     final_cltv_delta: int = Field(default=40, ge=1)
     cltv_limit_delta: int = Field(default=2016, ge=2)
 
+    def switch_fields(self) -> dict[str, Any]:
+        """The scenario fields that switch arenas on, as the generator writes them
+        (and as JSON data, where the arena records' switch paths point)."""
+        return {
+            "traffic": {"events_per_hour": self.events_per_hour,
+                        "median_shift_sat": self.median_shift_sat},
+            "atomic_mpp": self.atomic_mpp,
+            "attribution": self.attribution.model_dump(),
+        }
 
     @field_validator("amount_share")
     @classmethod
@@ -179,42 +189,15 @@ DIFFICULTIES: Final[dict[str, FloatRange]] = {
 }
 
 
-_ARENA_SWITCH: Final[dict[str, str]] = {
-    "drift": "events_per_hour > 0",
-    "atomic_mpp": "atomic_mpp true",
-    "attribution": "a positive attribution rate",
-}
-
-
 def arena_switched_on(arena: Arena, settings: ArenaSettings) -> bool:
-    return {
-        "base": True,
-        "drift": settings.events_per_hour > 0,
-        "atomic_mpp": settings.atomic_mpp,
-        "attribution": settings.attribution.enabled,
-    }[arena]
-
-
-# What makes each arena what it is, by default (the bundled corpus's values).
-DEFAULT_DRIFT_EVENTS_PER_HOUR: Final = 1200.0
-DEFAULT_DRIFT_MEDIAN_SHIFT_SAT: Final = 200_000.0
-DEFAULT_ATTRIBUTION: Final = AttributionRates(
-    stripped_rate=0.1, shift_before_rate=0.05, shift_after_rate=0.05
-)
+    return switched_on(arena_spec(arena), settings.switch_fields())
 
 
 def default_arena_settings(arena: Arena) -> ArenaSettings:
-    """Common defaults with the arena's own switch on."""
-    switch: dict[str, object] = {
-        "base": {},
-        "drift": {
-            "events_per_hour": DEFAULT_DRIFT_EVENTS_PER_HOUR,
-            "median_shift_sat": DEFAULT_DRIFT_MEDIAN_SHIFT_SAT,
-        },
-        "atomic_mpp": {"atomic_mpp": True},
-        "attribution": {"attribution": DEFAULT_ATTRIBUTION},
-    }[arena]
-    return ArenaSettings.model_validate({**ArenaSettings().model_dump(), **switch})
+    """Common defaults with the arena's own switch on (its record's defaults)."""
+    return ArenaSettings.model_validate(
+        {**ArenaSettings().model_dump(), **arena_spec(arena).defaults}
+    )
 
 
 def default_arenas() -> dict[Arena, ArenaSettings]:
@@ -239,7 +222,7 @@ class GeneratorSettings(_Settings):
     def _arenas_switched_on(self) -> Self:
         for arena, settings in self.arenas.items():
             if not arena_switched_on(arena, settings):
-                raise ValueError(f"arena {arena} needs {_ARENA_SWITCH[arena]}")
+                raise ValueError(f"arena {arena} needs {arena_spec(arena).needs}")
         missing = [s for s in SPLITS if s not in self.split_sizes]
         if missing:
             raise ValueError(f"split_sizes lacks {missing}")

@@ -28,6 +28,7 @@ from routesim_evolve.build.gomodule import (
     lnd_version,
 )
 from routesim_evolve.build.gomodule import module_fingerprint as go_fingerprint
+from routesim_evolve.corpus.arenas import in_order
 from routesim_evolve.corpus.manifest import ArenaRates, Manifest
 from routesim_evolve.fsutil import atomic_write
 from routesim_evolve.layout import CHAMPIONS_DIR, PROMPTS_DIR
@@ -194,6 +195,11 @@ class PromptPack:
         self.degraded = degraded
         self.context = world_context(manifest, degraded=degraded)
         self.context["lessons"] = lessons_for(lessons, manifest.arenas)
+        # Each arena's paragraph is its record's (corpus/arenas.py), in the pack's terms.
+        self.context["arena_paragraphs"] = [
+            self._env.from_string(spec.prompt).render(self.context)
+            for spec in in_order(manifest.arenas)
+        ]
         docs = docs or go_docs()
         self.context["contract_doc"] = docs.contract
         self.context["toolkit_doc"] = docs.toolkit
@@ -262,7 +268,9 @@ def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
     arenas = manifest.arenas
     if not arenas:
         raise PromptError("the corpus manifest lists no arena")
-    base = arenas.get("base") or next(iter(arenas.values()))
+    # The common world's numbers: the first arena's in the registry's order
+    # (base, when the corpus has it).
+    base = arenas[in_order(arenas)[0].name]
     every = list(arenas.values())
     ctx: dict[str, Any] = {
         "lnd_version": lnd_version(),
@@ -285,10 +293,9 @@ def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
         "max_attempts": max(a.max_attempts for a in every),
         "fee_limit": _fee_limit_text(base),
     }
-    if "drift" in arenas:
-        ctx["drift"] = arenas["drift"].drift.model_dump()
-    if "attribution" in arenas:
-        ctx["attribution"] = arenas["attribution"].attribution.model_dump()
+    for spec in in_order(arenas):
+        if spec.prompt_rates:
+            ctx[spec.name] = getattr(arenas[spec.name], spec.prompt_rates).model_dump()
     return ctx
 
 

@@ -1,0 +1,45 @@
+"""One list of arenas in each language, and they agree: Python's registry
+(corpus/arenas.py) names the arenas and the scenario fields that switch them
+on exactly as Go's table does (go/scenario/arenas.go, written to
+docs/examples/arenas.json by a Go test), and the generator writes those
+fields."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import make_corpus
+from repo_files import REPO
+
+from routesim_evolve.corpus.arenas import ARENA_TABLE, switched_on
+from routesim_evolve.corpus.schema import ARENAS
+from routesim_evolve.corpus.settings import ArenaSettings, arena_switched_on
+
+GO_TABLE = json.loads((REPO / "docs" / "examples" / "arenas.json").read_text())["arenas"]
+
+
+def test_python_and_go_list_the_same_arenas_and_switches():
+    assert [(a.name, list(a.switch)) for a in ARENA_TABLE] == [
+        (a["name"], a["switch"]) for a in GO_TABLE
+    ]
+    assert tuple(a["name"] for a in GO_TABLE) == ARENAS
+
+
+def test_each_arena_is_on_in_its_defaults_and_off_in_the_common_ones():
+    for spec in ARENA_TABLE:
+        assert arena_switched_on(spec.name, ArenaSettings.model_validate(
+            {**ArenaSettings().model_dump(), **spec.defaults}))
+        assert arena_switched_on(spec.name, ArenaSettings()) == (not spec.switch)
+
+
+def test_generated_scenarios_switch_on_their_own_arena_only(tmp_path: Path):
+    corpus = make_corpus(tmp_path / "all", arenas=",".join(ARENAS))
+    files = sorted((corpus / "train").glob("*.json"))
+    assert {json.loads(f.read_text())["arena"] for f in files} == set(ARENAS)
+    for file in files:
+        scenario = json.loads(file.read_text())
+        for spec in ARENA_TABLE:
+            on = switched_on(spec, scenario)
+            assert on == (not spec.switch or spec.name == scenario["arena"]), (file, spec.name)
+
