@@ -1,8 +1,8 @@
 """One list of arenas in each language, and they agree: Python's registry
 (corpus/arenas.py) names the arenas and the scenario fields that switch them
 on exactly as Go's table does (go/scenario/arenas.go, written to
-docs/examples/arenas.json by a Go test), and the generator writes those
-fields."""
+docs/examples/arenas.json by a Go test), the generator writes those fields,
+and the docs' arena table is the registry's."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from conftest import make_corpus
 from repo_files import REPO
 
-from routesim_evolve.corpus.arenas import ARENA_TABLE, switched_on
+from routesim_evolve.corpus.arenas import ARENA_TABLE, arena_spec, switched_on
 from routesim_evolve.corpus.schema import ARENAS
 from routesim_evolve.corpus.settings import ArenaSettings, arena_switched_on
 
@@ -43,3 +43,11 @@ def test_generated_scenarios_switch_on_their_own_arena_only(tmp_path: Path):
             on = switched_on(spec, scenario)
             assert on == (not spec.switch or spec.name == scenario["arena"]), (file, spec.name)
 
+
+
+def test_the_docs_arena_table_is_the_registry():
+    lines = (REPO / "docs" / "scenario-format.md").read_text().splitlines()
+    start = lines.index("| arena | switched on by | what it plays |")
+    rows = [ln for ln in lines[start + 2:start + 2 + len(ARENA_TABLE) + 1] if ln.startswith("|")]
+    assert rows == [spec.doc_row() for spec in ARENA_TABLE]
+    assert arena_spec("drift").doc_row().startswith("| `drift` | `traffic.events_per_hour` |")
