@@ -27,7 +27,7 @@
 //     attempts are kept for later rounds (Payment.RoundParts), and
 //     learning from an attempt's outcome
 //     (Payment.ReportAttempt, which a router embedding *Payment inherits).
-//   - Decompose: a flow split into paths (also the oracle's).
+//   - Decompose: a flow split into paths (the oracle's decomposition too).
 //
 // Payment's methods, by the idea they serve (payment.go unless named):
 //

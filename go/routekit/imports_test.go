@@ -5,28 +5,54 @@ import (
 	"go/build"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestImportsAllowListed keeps the toolkit inside what a candidate may
-// import itself: it is compiled into every candidate, so an import beyond
-// the allow-list would hand candidates a way around it.
+// import itself, and the module's own algorithms (internal/...), which the
+// simulator shares and which in turn import nothing but the standard
+// library and each other: the toolkit is compiled into every candidate, so
+// an import beyond these would hand candidates a way around the allow-list.
 func TestImportsAllowListed(t *testing.T) {
 	allowed := candidateImports(t)
 	if !allowed["github.com/routesim-evolve/routesim/routekit"] {
 		t.Fatal("the allow-list does not list the toolkit")
 	}
-	// The package as the go command builds it: every non-test file that
-	// its build constraints keep.
-	pkg, err := build.ImportDir(".", 0)
+	for _, path := range imports(t, ".") {
+		if !allowed[path] && !isNeutral(t, path) {
+			t.Errorf("the toolkit imports %q, which candidates may not import", path)
+		}
+	}
+}
+
+// internalPrefix is where the module's neutral algorithms live.
+const internalPrefix = "github.com/routesim-evolve/routesim/internal/"
+
+// isNeutral reports whether path is one of the module's algorithms that
+// imports, transitively, only the standard library.
+func isNeutral(t *testing.T, path string) bool {
+	rest, ok := strings.CutPrefix(path, internalPrefix)
+	if !ok {
+		return false
+	}
+	for _, imp := range imports(t, filepath.Join("..", "internal", filepath.FromSlash(rest))) {
+		if strings.Contains(strings.Split(imp, "/")[0], ".") && !isNeutral(t, imp) {
+			t.Errorf("%s imports %q: the toolkit and the simulator share it, so it may "+
+				"import only the standard library", path, imp)
+		}
+	}
+	return true
+}
+
+// imports is what the package in dir imports, as the go command builds it:
+// every non-test file that its build constraints keep.
+func imports(t *testing.T, dir string) []string {
+	pkg, err := build.ImportDir(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range pkg.Imports {
-		if !allowed[path] {
-			t.Errorf("%s imports %q, which candidates may not import", pkg.ImportPos[path][0], path)
-		}
-	}
+	return pkg.Imports
 }
 
 // candidateImports is the allow-list candcheck embeds: the packages a

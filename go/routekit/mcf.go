@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/lightningnetwork/lnd/lnwire"
+
+	"github.com/routesim-evolve/routesim/internal/flownet"
 )
 
 // Piece is one linear piece of an edge's convex flow cost: the next Width
@@ -326,57 +328,18 @@ func (n *mcfNet) solve(s, t NodeID, want int64) int64 {
 }
 
 // FlowArc is an arc carrying Units of a flow from From to To.
-type FlowArc struct {
-	From, To NodeID
-	Units    int64
-}
+type FlowArc = flownet.FlowArc
 
 // UnitPath is one path of a decomposed flow: the indices of its arcs and
 // the units it carries.
-type UnitPath struct {
-	Arcs  []int32
-	Units int64
-}
+type UnitPath = flownet.UnitPath
 
 // Decompose splits a flow from s to t into paths. Each path walks from s
 // along, at every node, the first arc (in the order of arcs) that still
 // carries flow to a node not yet on the path, and carries the least flow
 // left on its arcs; the first walk that cannot reach t ends the split.
 func Decompose(arcs []FlowArc, s, t NodeID) []UnitPath {
-	left := make([]int64, len(arcs))
-	out := map[NodeID][]int32{}
-	for k, a := range arcs {
-		left[k] = a.Units
-		if a.Units > 0 {
-			out[a.From] = append(out[a.From], int32(k))
-		}
-	}
-	var paths []UnitPath
-	for {
-		var path []int32
-		seen := map[NodeID]bool{s: true}
-		v, units := s, int64(math.MaxInt64)
-		for v != t {
-			next := int32(-1)
-			for _, k := range out[v] {
-				if left[k] > 0 && !seen[arcs[k].To] {
-					next = k
-					break
-				}
-			}
-			if next < 0 {
-				return paths
-			}
-			path = append(path, next)
-			units = min(units, left[next])
-			v = arcs[next].To
-			seen[v] = true
-		}
-		for _, k := range path {
-			left[k] -= units
-		}
-		paths = append(paths, UnitPath{Arcs: path, Units: units})
-	}
+	return flownet.Decompose(arcs, s, t)
 }
 
 // decompose splits the flow into s-t paths over edge indices.

@@ -195,25 +195,6 @@ func TestReportAttemptAttribution(t *testing.T) {
 	}
 }
 
-func TestDecompose(t *testing.T) {
-	tests := []struct {
-		name string
-		arcs []FlowArc
-		want []UnitPath
-	}{
-		{"two corridors", []FlowArc{{0, 1, 5}, {1, 3, 5}, {0, 2, 3}, {2, 3, 3}},
-			[]UnitPath{{Arcs: []int32{0, 1}, Units: 5}, {Arcs: []int32{2, 3}, Units: 3}}},
-		{"a narrow arc splits the flow", []FlowArc{{0, 1, 4}, {1, 3, 1}, {1, 2, 3}, {2, 3, 3}},
-			[]UnitPath{{Arcs: []int32{0, 1}, Units: 1}, {Arcs: []int32{0, 2, 3}, Units: 3}}},
-		{"a cycle reaches nothing", []FlowArc{{0, 1, 2}, {1, 0, 2}}, nil},
-	}
-	for _, tc := range tests {
-		if got := Decompose(tc.arcs, 0, 3); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
-		}
-	}
-}
-
 // TestRoundParts checks the parts a round may plan: a share of MaxParts,
 // and no more than the attempts left over the rounds to keep.
 func TestRoundParts(t *testing.T) {

@@ -40,7 +40,7 @@ MAXFLOW = GoTool(
     main=Path("cmd/maxflow"),
     packages=(Path("cmd/maxflow"), Path("cmd/internal/checkcmd"), Path("internal/flownet"),
               Path("internal/pq"), Path("internal/sat"),
-              Path("scenario"), Path("sim"), Path("routing"), Path("routekit")),
+              Path("scenario"), Path("sim"), Path("routing")),
 )
 
 #: Candidate targets drawn per payment to be sized.

@@ -1,7 +1,11 @@
-// Package flownet is the flow network the trusted side of the simulator
-// solves on: the feasible bound of every payment (package sim) and the
-// oracle's plans. Capacities and costs are integers
-// (msat and ppm); arcs come in pairs, an arc and its residual twin.
+// Package flownet is the flow network both sides of the simulator solve
+// on, and the one home of its max flow: the feasible bound of every payment
+// (package sim) and the oracle's plans on integer msat (Net), and the
+// toolkit's bounds on what a router believes (package routekit, on reals).
+// It imports nothing of the simulator, the routers or the toolkit, so an
+// edit to a candidate's toolkit cannot move the simulator's ceiling.
+//
+// Arcs come in pairs, an arc and its residual twin.
 package flownet
 
 import (
@@ -9,39 +13,20 @@ import (
 
 	"github.com/routesim-evolve/routesim/internal/pq"
 	"github.com/routesim-evolve/routesim/internal/sat"
-	"github.com/routesim-evolve/routesim/routekit"
 )
 
-// Arc is one direction of a flow network edge; arcs come in pairs, an arc
-// at an even index and its residual twin at index^1, whose capacity is the
-// flow the arc carries.
-type Arc struct {
-	To   int
-	Cap  int64 // residual capacity
-	Cost int64 // per unit of flow
-	Edge int   // the caller's index of the edge it stands for; -1 on a twin
-}
-
-// Net is a flow network. MinCostFlow solves it by successive shortest paths
-// with Johnson potentials (each augmentation along the cheapest residual
-// path, so the flow is of least cost for every value it reaches), MaxFlow
-// by Dinic's algorithm, WidestFlow greedily.
+// Net is the integer network of the simulator's bound and the oracle:
+// capacities in msat and costs in ppm. MinCostFlow solves it by successive
+// shortest paths with Johnson potentials (each augmentation along the
+// cheapest residual path, so the flow is of least cost for every value it
+// reaches), MaxFlow by Dinic's algorithm, WidestFlow greedily.
 type Net struct {
-	Arcs []Arc
-	Out  [][]int // arc indices leaving each node
+	Network[int64]
 }
 
-// New is an empty network of n nodes.
+// New is an empty integer network of n nodes.
 func New(nodes int) *Net {
-	return &Net{Out: make([][]int, nodes)}
-}
-
-// AddArc adds an arc and its residual twin.
-func (f *Net) AddArc(from, to int, capacity, cost int64, edge int) {
-	f.Out[from] = append(f.Out[from], len(f.Arcs))
-	f.Arcs = append(f.Arcs, Arc{To: to, Cap: capacity, Cost: cost, Edge: edge})
-	f.Out[to] = append(f.Out[to], len(f.Arcs))
-	f.Arcs = append(f.Arcs, Arc{To: from, Cap: 0, Cost: -cost, Edge: -1})
+	return &Net{Network: *NewNetwork[int64](nodes)}
 }
 
 // maxAugmentations bounds the work of one plan: a payment's flow rarely
@@ -150,19 +135,18 @@ func (f *Net) shortestPaths(s int, potential, dist []int64, via []int) bool {
 
 // Paths decomposes the flow on the forward arcs into s-t paths of the
 // caller's edges, each with the value it carries, in discovery order
-// (routekit's decomposition, the arcs in the order they were added).
+// (Decompose, the arcs in the order they were added).
 func (f *Net) Paths(s, t int) []Path {
-	var arcs []routekit.FlowArc
+	var arcs []FlowArc
 	var edges []int // arc → true edge
 	for i := 0; i < len(f.Arcs); i += 2 {
 		if sent := f.Flow(i); sent > 0 {
-			arcs = append(arcs, routekit.FlowArc{From: routekit.NodeID(f.Arcs[i+1].To),
-				To: routekit.NodeID(f.Arcs[i].To), Units: sent})
+			arcs = append(arcs, FlowArc{From: int32(f.Arcs[i+1].To), To: int32(f.Arcs[i].To), Units: sent})
 			edges = append(edges, f.Arcs[i].Edge)
 		}
 	}
 	var out []Path
-	for _, p := range routekit.Decompose(arcs, routekit.NodeID(s), routekit.NodeID(t)) {
+	for _, p := range Decompose(arcs, int32(s), int32(t)) {
 		path := Path{Edges: make([]int, len(p.Arcs)), Value: p.Units}
 		for j, a := range p.Arcs {
 			path.Edges[j] = edges[a]
@@ -252,75 +236,3 @@ func widestFirst(a, b widthItem) bool {
 	}
 	return a.node < b.node
 }
-
-// MaxFlow sends up to want units from s to t, as much as the capacities
-// allow (Dinic's algorithm), and returns the value sent.
-func (f *Net) MaxFlow(s, t int, want int64) int64 {
-	level := make([]int, len(f.Out))
-	cursor := make([]int, len(f.Out))
-	sent := int64(0)
-	for sent < want && f.levels(s, t, level) {
-		clear(cursor)
-		for sent < want {
-			pushed := f.augment(s, t, want-sent, level, cursor)
-			if pushed == 0 {
-				break
-			}
-			sent += pushed
-		}
-	}
-	return sent
-}
-
-// levels numbers nodes by their distance from s over arcs with room; false
-// when t is out of reach.
-func (f *Net) levels(s, t int, level []int) bool {
-	for i := range level {
-		level[i] = -1
-	}
-	level[s] = 0
-	queue := []int{s}
-	for i := 0; i < len(queue); i++ {
-		u := queue[i]
-		for _, ai := range f.Out[u] {
-			if a := f.Arcs[ai]; a.Cap > 0 && level[a.To] < 0 {
-				level[a.To] = level[u] + 1
-				queue = append(queue, a.To)
-			}
-		}
-	}
-	return level[t] >= 0
-}
-
-// augment pushes up to limit from u toward t along the level graph;
-// cursor[u] is the next of u's arcs to try.
-func (f *Net) augment(u, t int, limit int64, level, cursor []int) int64 {
-	if u == t {
-		return limit
-	}
-	for ; cursor[u] < len(f.Out[u]); cursor[u]++ {
-		ai := f.Out[u][cursor[u]]
-		a := f.Arcs[ai]
-		if a.Cap <= 0 || level[a.To] != level[u]+1 {
-			continue
-		}
-		if pushed := f.augment(a.To, t, min(limit, a.Cap), level, cursor); pushed > 0 {
-			f.Arcs[ai].Cap -= pushed
-			f.Arcs[ai^1].Cap += pushed
-			return pushed
-		}
-	}
-	return 0
-}
-
-// Reset sets every arc's capacity anew, capacity(edge) on an arc (at most 0
-// closes it) and none on its twin, so that one network built for a fixed
-// topology serves many solves without being built again.
-func (f *Net) Reset(capacity func(edge int) int64) {
-	for i := 0; i < len(f.Arcs); i += 2 {
-		f.Arcs[i].Cap, f.Arcs[i+1].Cap = max(capacity(f.Arcs[i].Edge), 0), 0
-	}
-}
-
-// Flow is the flow an arc pair carries: its twin's capacity.
-func (f *Net) Flow(arc int) int64 { return f.Arcs[arc^1].Cap }

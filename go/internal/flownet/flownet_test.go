@@ -1,6 +1,9 @@
 package flownet
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // diamond is 0 → {1, 2} → 3: the upper corridor cheap and thin, the lower
 // dear and wide.
@@ -67,5 +70,26 @@ func TestLeastCost(t *testing.T) {
 				t.Errorf("cost %d complete %v, want %d %v", cost, complete, tt.cost, tt.complete)
 			}
 		})
+	}
+}
+
+// TestDecompose splits flows into paths, each along the first arc with
+// flow left.
+func TestDecompose(t *testing.T) {
+	tests := []struct {
+		name string
+		arcs []FlowArc
+		want []UnitPath
+	}{
+		{"two corridors", []FlowArc{{0, 1, 5}, {1, 3, 5}, {0, 2, 3}, {2, 3, 3}},
+			[]UnitPath{{Arcs: []int32{0, 1}, Units: 5}, {Arcs: []int32{2, 3}, Units: 3}}},
+		{"a narrow arc splits the flow", []FlowArc{{0, 1, 4}, {1, 3, 1}, {1, 2, 3}, {2, 3, 3}},
+			[]UnitPath{{Arcs: []int32{0, 1}, Units: 1}, {Arcs: []int32{0, 2, 3}, Units: 3}}},
+		{"a cycle reaches nothing", []FlowArc{{0, 1, 2}, {1, 0, 2}}, nil},
+	}
+	for _, tc := range tests {
+		if got := Decompose(tc.arcs, 0, 3); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }
