@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -30,25 +29,7 @@ func TestArenasExample(t *testing.T) {
 	for _, a := range arenaTable {
 		doc.Arenas = append(doc.Arenas, arenaExample{a.name, append([]string{}, a.switches...)})
 	}
-	out, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, '\n')
-	const path = "../../docs/examples/arenas.json"
-	if os.Getenv("ROUTESIM_UPDATE_EXAMPLE") == "1" {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Errorf("%s is not Go's arena table: run ROUTESIM_UPDATE_EXAMPLE=1 go test "+
-			"./scenario -run ArenasExample", path)
-	}
+	checkDocExample(t, "arenas.json", "ArenasExample", doc)
 }
 
 // TestArenaSwitches checks each row's switches against its on: any one of

@@ -1,9 +1,6 @@
 package scenario
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/routesim-evolve/routesim/routing"
@@ -53,23 +50,5 @@ func TestLimitsExample(t *testing.T) {
 		c.FeeLimitMsat = p.FeeLimit(PaymentDefaults{FeeLimitPPM: c.PPM, FeeLimitBase: c.BaseMsat})
 		doc.FeeLimits = append(doc.FeeLimits, c)
 	}
-	out, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, '\n')
-	const path = "../../docs/examples/limits.json"
-	if os.Getenv("ROUTESIM_UPDATE_EXAMPLE") == "1" {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Errorf("%s is not what Go computes: run ROUTESIM_UPDATE_EXAMPLE=1 go test "+
-			"./scenario -run LimitsExample", path)
-	}
+	checkDocExample(t, "limits.json", "LimitsExample", doc)
 }
