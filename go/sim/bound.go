@@ -5,7 +5,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
-	"github.com/routesim-evolve/routesim/internal/sat"
+	"github.com/routesim-evolve/routesim/internal/saturating"
 	"github.com/routesim-evolve/routesim/routing"
 )
 
@@ -112,7 +112,7 @@ func (b *bound) capacities(perEdge uint64, balances bool) []uint64 {
 			caps[dir] = uint64(c.local[d])
 		}
 		if c.nodes[d] != b.w.source {
-			caps[dir] = min(caps[dir], sat.Mul(perEdge, uint64(c.actual[d].MaxHTLC)))
+			caps[dir] = min(caps[dir], saturating.Mul(perEdge, uint64(c.actual[d].MaxHTLC)))
 		}
 	}
 	return caps
@@ -155,7 +155,7 @@ func (n *Network) usableFor(source, target int, spec *routing.SimPaymentSpec,
 				if l.weight != nil {
 					w = l.weight[dir]
 				}
-				usable[dir] = sat.Add(sat.Add(from[g.tail[dir]], w), to[g.head[dir]]) <= l.total
+				usable[dir] = saturating.Add(saturating.Add(from[g.tail[dir]], w), to[g.head[dir]]) <= l.total
 			}
 		}
 		minBase = from[target]

@@ -3,7 +3,7 @@ package sim
 import (
 	"math"
 
-	"github.com/routesim-evolve/routesim/internal/sat"
+	"github.com/routesim-evolve/routesim/internal/saturating"
 )
 
 // The cheapest plan of a delivered payment: a lower bound on the fee any
@@ -48,7 +48,7 @@ func (b *bound) cheapestFee(arrived [][]legHold) uint64 {
 		caps = b.capacities(uint64(b.spec.MaxAttempts), false)
 	}
 	amount := uint64(b.spec.Amount)
-	rateCap := min(sat.Mul(uint64(b.spec.FeeLimit), 1_000_000)/max(amount, 1)+1, unitCostCap)
+	rateCap := min(saturating.Mul(uint64(b.spec.FeeLimit), 1_000_000)/max(amount, 1)+1, unitCostCap)
 	rates := net.boundGraph(b.w.source).rate // the sender pays itself no fee: 0 there
 	flow := net.flowNet(func(dir int) uint64 { return caps[dir] })
 	flow.SetCosts(func(dir int) int64 { return int64(min(rates[dir], rateCap)) })
@@ -56,7 +56,7 @@ func (b *bound) cheapestFee(arrived [][]legHold) uint64 {
 	if !ok {
 		return b.minBase
 	}
-	return sat.Add(b.minBase, cost/1_000_000)
+	return saturating.Add(b.minBase, cost/1_000_000)
 }
 
 // crossesBack reports whether the arrived parts used some channel in both

@@ -5,7 +5,7 @@ import (
 
 	"github.com/routesim-evolve/routesim/internal/flownet"
 	"github.com/routesim-evolve/routesim/internal/pq"
-	"github.com/routesim-evolve/routesim/internal/sat"
+	"github.com/routesim-evolve/routesim/internal/saturating"
 )
 
 // Graph algorithms over the true network for the feasible bound. A channel
@@ -113,7 +113,7 @@ func (g *boundGraph) distances(node int, reverse bool, usable []bool, weight []u
 			if !usable[dir] {
 				continue
 			}
-			if nd := sat.Add(top.dist, weight[dir]); nd < dist[a.next] {
+			if nd := saturating.Add(top.dist, weight[dir]); nd < dist[a.next] {
 				dist[a.next] = nd
 				q.Push(nodeDist{node: int(a.next), dist: nd})
 			}

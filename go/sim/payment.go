@@ -10,7 +10,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
-	"github.com/routesim-evolve/routesim/internal/sat"
+	"github.com/routesim-evolve/routesim/internal/saturating"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
 )
@@ -180,9 +180,9 @@ func (p *paymentRun) checkRoute(rt *route.Route, unsent lnwire.MilliSatoshi,
 	// wrapped sum would pass the budget.
 	committed := p.fees
 	for _, s := range pending {
-		committed = sat.Add(committed, s.fee)
+		committed = saturating.Add(committed, s.fee)
 	}
-	if sat.Add(committed, fee) > p.spec.FeeLimit {
+	if saturating.Add(committed, fee) > p.spec.FeeLimit {
 		return 0, 0, fmt.Sprintf("route fee %d msat exceeds the fee budget left (%d of %d msat)",
 			fee, p.spec.FeeLimit-min(committed, p.spec.FeeLimit), p.spec.FeeLimit)
 	}

@@ -39,7 +39,7 @@ MAXFLOW = GoTool(
     name="maxflow",
     main=Path("cmd/maxflow"),
     packages=(Path("cmd/maxflow"), Path("cmd/internal/checkcmd"), Path("internal/flownet"),
-              Path("internal/pq"), Path("internal/sat"),
+              Path("internal/pq"), Path("internal/saturating"),
               Path("scenario"), Path("sim"), Path("routing")),
 )
 

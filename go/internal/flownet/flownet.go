@@ -12,7 +12,7 @@ import (
 	"math"
 
 	"github.com/routesim-evolve/routesim/internal/pq"
-	"github.com/routesim-evolve/routesim/internal/sat"
+	"github.com/routesim-evolve/routesim/internal/saturating"
 )
 
 // Net is the integer network of the simulator's bound and the oracle:
@@ -50,7 +50,7 @@ func (f *Net) LeastCost(s, t int, want int64) (cost uint64, complete bool) {
 	sent, last, stuck := f.minCostFlow(s, t, want)
 	for i := 0; i < len(f.Arcs); i += 2 {
 		if sent := f.Flow(i); sent > 0 && f.Arcs[i].Cost > 0 {
-			cost = sat.Add(cost, sat.Mul(uint64(sent), uint64(f.Arcs[i].Cost)))
+			cost = saturating.Add(cost, saturating.Mul(uint64(sent), uint64(f.Arcs[i].Cost)))
 		}
 	}
 	if sent == want {
@@ -59,7 +59,7 @@ func (f *Net) LeastCost(s, t int, want int64) (cost uint64, complete bool) {
 	if stuck {
 		return cost, false
 	}
-	return sat.Add(cost, sat.Mul(uint64(want-sent), uint64(last))), true
+	return saturating.Add(cost, saturating.Mul(uint64(want-sent), uint64(last))), true
 }
 
 // SetCosts sets every arc's cost per unit, cost(edge) on an arc and its

@@ -1,7 +1,8 @@
-// Package sat is saturating arithmetic on msat amounts and flow costs: a
-// sum or product that would wrap around 2^64 stays at the largest value
-// instead, so a huge fee or capacity can never pass a limit by wrapping.
-package sat
+// Package saturating is saturating arithmetic on msat amounts and flow
+// costs: a sum or product that would wrap around 2^64 stays at the largest
+// value instead, so a huge fee or capacity can never pass a limit by
+// wrapping.
+package saturating
 
 import "math"
 
