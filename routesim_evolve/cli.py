@@ -205,9 +205,8 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         _fail("--corpus is required (e.g. --corpus corpus); see --help")
     from routesim_evolve.evolve.cli_run import default_run_name, run_evolution
 
-    if run_world_secret is not None:
-        _world_secret(run_world_secret)  # a malformed one stops here, before any work
-
+    # Parsed here, at the edge: a malformed one stops before any work.
+    wanted = _world_secret(run_world_secret) if run_world_secret is not None else None
     run_evolution(EvolveSettings(
         corpus=corpus, run_dir=runs_dir / (name or default_run_name(corpus, degraded)),
         degraded=degraded, seed_file=seed_file, max_evals=max_evals,
@@ -216,7 +215,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         reflection=list(reflection), prompts=prompts_dir, max_cost=max_cost, prices=prices,
         lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
         executor=_executor_settings(executor, ray_address),
-        world_secret=run_world_secret,
+        world_secret=wanted,
     ))
 
 

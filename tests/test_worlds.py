@@ -157,3 +157,18 @@ def test_a_damaged_secret_stops_the_resume_naming_it(tmp_path: Path):
     (tmp_path / SECRET_FILE).write_text("not hex")
     with pytest.raises(WorldsChanged, match=r"world\.key: not a world secret"):
         run_secret(tmp_path)
+
+
+def test_a_runs_secret_is_parsed_once_into_its_settings_and_never_written() -> None:
+    """The run's --world-secret is a WorldSecret from the edge on: the
+    driver takes it as it is, and settings.json never holds it."""
+    import pydantic
+
+    from routesim_evolve.runs.settings import EvolveSettings
+
+    given = "ab" * 32
+    settings = EvolveSettings(corpus=Path("c"), run_dir=Path("r"), world_secret=given)
+    assert settings.world_secret == WorldSecret.parse(given)
+    assert given not in settings.model_dump_json()
+    with pytest.raises(pydantic.ValidationError, match="give public, random or 64 hex"):
+        EvolveSettings(corpus=Path("c"), run_dir=Path("r"), world_secret="abc")

@@ -32,7 +32,7 @@ from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.trusted import first_mismatch
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
-from routesim_evolve.corpus.worlds import WorldSecret, resolve_run, run_secret
+from routesim_evolve.corpus.worlds import resolve_run, run_secret
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
 from routesim_evolve.evolve.resume import SearchState
@@ -204,7 +204,7 @@ def _open_run(settings: EvolveSettings, say: Say) -> _Data:
     check_seed_builds(data.seed)
     settings.run_dir.mkdir(parents=True, exist_ok=True)
     # Every split is played in worlds no candidate can replay (corpus/worlds.py).
-    wanted = WorldSecret.parse(settings.world_secret) if settings.world_secret else None
+    wanted = settings.world_secret
     claim_scoring(settings.run_dir, simulator=module_fingerprint(include_candidate=False),
                   worlds=run_secret(settings.run_dir, wanted).rule)
     data = _Data(train=resolve_run(settings.run_dir, data.train, wanted),

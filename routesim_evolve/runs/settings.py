@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from routesim_evolve.corpus.worlds import WorldSecret
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.score.compare import Comparison
 from routesim_evolve.simulate.executor import ExecutorSettings
@@ -45,12 +46,20 @@ class EvolveSettings(BaseModel):
         default=None, gt=0, description="USD; the run stops once its LM replies cost this much"
     )
     prices: Path | None = Field(default=None, description="a price table over the bundled one")
-    world_secret: str | None = Field(
+    world_secret: WorldSecret | None = Field(
         default=None, exclude=True,
         description="the worlds played (corpus/worlds.py): None a fresh secret per run, "
-                    "'public' the corpus's own, or 64 hex digits; never written to "
-                    "settings.json (the run dir keeps it in world.key)")
+                    "else the one given ('public', the corpus's own, or 64 hex digits, "
+                    "parsed here once); never written to settings.json (the run dir "
+                    "keeps it in world.key)")
     executor: ExecutorSettings = ExecutorSettings()
+
+    @field_validator("world_secret", mode="before")
+    @classmethod
+    def _parse_world_secret(cls, value: object) -> object:
+        """A secret given as text (the command line's, a benchmark's) is
+        parsed once, here; WorldSecret.parse says what is wrong with it."""
+        return WorldSecret.parse(value) if isinstance(value, str) else value
 
     @property
     def limits(self) -> SandboxLimits:
