@@ -19,7 +19,7 @@ import openai
 from routesim_evolve.reflect.anthropic_backend import AnthropicBackend
 from routesim_evolve.reflect.base import APIBackend, BackendOptions, PromptParts, RetryPolicy
 from routesim_evolve.reflect.openai_backend import OpenAIBackend
-from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.reply import propose
 
 Reply = httpx2.Response | Exception
 Body = dict[str, Any]

@@ -11,7 +11,7 @@ from sdk_transport import ANTHROPIC, GO_FILE, GOOD_REPLY, PROMPT, QueuedServer
 from routesim_evolve.reflect.anthropic_backend import AnthropicBackend
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.reflect.errors import BackendUnavailable
-from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.reply import propose
 from routesim_evolve.reflect.usage import Usage
 
 

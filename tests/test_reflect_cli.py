@@ -33,7 +33,7 @@ from routesim_evolve.reflect.cli_backend import (
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import find_gofmt
 from routesim_evolve.reflect.jail import AgentJail
-from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.reply import propose
 
 GO_FILE = "package main\n\nfunc helper() int { return 1 }\n"
 NEW_GO_FILE = "package main\n\nfunc helper() int { return 2 }\n"

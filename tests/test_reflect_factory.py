@@ -18,7 +18,7 @@ from routesim_evolve.reflect.compat_backend import CompatibleBackend
 from routesim_evolve.reflect.errors import ProposalFailed
 from routesim_evolve.reflect.factory import BackendUnavailable, make_backend
 from routesim_evolve.reflect.openai_backend import OpenAIBackend
-from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.reply import propose
 from routesim_evolve.reflect.spec import parse_lm_spec
 from routesim_evolve.reflect.usage import Completion
 

@@ -21,7 +21,7 @@ from sdk_transport import (
 )
 
 from routesim_evolve.reflect.errors import ProposalFailed
-from routesim_evolve.reflect.propose import propose
+from routesim_evolve.reflect.reply import propose
 
 each_provider = pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 

@@ -26,7 +26,7 @@ from routesim_evolve.propose.eval_service import CLIENT, MinibatchEvaluations, s
 from routesim_evolve.reflect.cli_backend import AgentCLIBackend
 from routesim_evolve.reflect.jail import AgentJail
 from routesim_evolve.reflect.prompts import HandIn, PromptPack
-from routesim_evolve.reflect.propose import SUMMARY_CHARS
+from routesim_evolve.reflect.reply import SUMMARY_CHARS
 from routesim_evolve.score.feedback import ScenarioFeedback
 from routesim_evolve.textclip import clip_line
 

@@ -12,7 +12,7 @@ from typing import Any
 from routesim_evolve.propose.base import PromptedProposer
 from routesim_evolve.reflect.base import ReflectionBackend
 from routesim_evolve.reflect.prompts import PromptPack
-from routesim_evolve.reflect.propose import propose, reply_summary
+from routesim_evolve.reflect.reply import propose, reply_summary
 
 
 class LMProposer(PromptedProposer):
