@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from routesim_evolve.report.plots import lineage_labels
-from routesim_evolve.report.rundir import CandidateRecord
+from routesim_evolve.runs.reader import CandidateRecord
 
 
 def _c(cid: str, it: int, score: float, parent: str | None = None,

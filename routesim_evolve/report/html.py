@@ -21,13 +21,13 @@ from routesim_evolve.corpus.worlds import played_examples
 from routesim_evolve.report import plots
 from routesim_evolve.report.heldout import arena_rows, axis_rows, distance_rows, sanity_flags
 from routesim_evolve.report.replay import recorded_worlds
-from routesim_evolve.report.rundir import (
+from routesim_evolve.report.sizes import size_buckets
+from routesim_evolve.runs.reader import (
     RunRecord,
     axis_points,
     candidate_evaluations,
     load_run,
 )
-from routesim_evolve.report.sizes import size_buckets
 from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.compare import Comparison, control_router
 from routesim_evolve.score.evaluator import ReferenceResults, References

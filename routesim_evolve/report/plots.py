@@ -12,8 +12,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from routesim_evolve.report.heldout import ArenaRow
-from routesim_evolve.report.rundir import AxisPoint, CandidateRecord, ValPoint
 from routesim_evolve.report.sizes import SizeBucket
+from routesim_evolve.runs.reader import AxisPoint, CandidateRecord, ValPoint
 from routesim_evolve.score.stats import PairedComparison
 from routesim_evolve.simulate.routers import reference_colours
 
