@@ -115,13 +115,13 @@ type Report struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	checkcmd.Main(run)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := checkcmd.NewFlags("candcheck", stderr)
 	pkgDir := fs.String("pkgdir", "", "the routesim command's directory, whose other files' names a candidate may not use")
-	files, ok := checkcmd.Parse(fs, args, "candcheck [-pkgdir DIR] CANDIDATE.go", func(n int) bool { return n == 1 })
+	files, ok := checkcmd.Parse(fs, args, "candcheck [-pkgdir DIR] CANDIDATE.go", checkcmd.OneFile)
 	if !ok {
 		return checkcmd.ExitUsage
 	}

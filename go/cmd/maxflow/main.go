@@ -22,7 +22,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
@@ -38,25 +37,21 @@ type FileFlows struct {
 }
 
 // Report is what maxflow prints.
-type Report struct {
-	OK    bool        `json:"ok"`
-	Files []FileFlows `json:"files"`
-}
+type Report = checkcmd.FilesReport[FileFlows]
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	checkcmd.Main(run)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := checkcmd.NewFlags("maxflow", stderr)
 	balances := fs.Bool("balances", false, "also print every channel's balances at the start")
-	files, ok := checkcmd.Parse(fs, args, "maxflow [-balances] SCENARIO...",
-		func(n int) bool { return n > 0 })
+	files, ok := checkcmd.Parse(fs, args, "maxflow [-balances] SCENARIO...", checkcmd.SomeFiles)
 	if !ok {
 		return checkcmd.ExitUsage
 	}
 	loader := scenario.NewLoader()
-	rep := Report{OK: true, Files: make([]FileFlows, 0, len(files))}
+	rep := checkcmd.NewFilesReport[FileFlows](len(files))
 	for _, file := range files {
 		flows, err := startingFlows(loader, file, *balances)
 		if err != nil {

@@ -21,7 +21,6 @@ package main
 import (
 	"errors"
 	"io"
-	"os"
 
 	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
 	"github.com/routesim-evolve/routesim/scenario"
@@ -35,19 +34,16 @@ type FileVerdict struct {
 }
 
 // Report is what scenariocheck prints.
-type Report struct {
-	OK    bool          `json:"ok"`
-	Files []FileVerdict `json:"files"`
-}
+type Report = checkcmd.FilesReport[FileVerdict]
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	checkcmd.Main(run)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := checkcmd.NewFlags("scenariocheck", stderr)
 	graphs := fs.Bool("graph", false, "the files are graph files, not scenario files")
-	files, ok := checkcmd.Parse(fs, args, "scenariocheck [-graph] FILE...", func(n int) bool { return n > 0 })
+	files, ok := checkcmd.Parse(fs, args, "scenariocheck [-graph] FILE...", checkcmd.SomeFiles)
 	if !ok {
 		return checkcmd.ExitUsage
 	}
@@ -57,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func check(files []string, graphs bool) Report {
 	loader := scenario.NewLoader()
-	rep := Report{OK: true, Files: make([]FileVerdict, 0, len(files))}
+	rep := checkcmd.NewFilesReport[FileVerdict](len(files))
 	for _, file := range files {
 		v := FileVerdict{File: file}
 		var err error

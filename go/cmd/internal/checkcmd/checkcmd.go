@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Exit codes of a checking command.
@@ -23,6 +24,31 @@ const (
 	// was judged.
 	ExitUsage = 2
 )
+
+// Main runs a checking command's run on the process's arguments and
+// streams, and exits with the code it returns.
+func Main(run func(args []string, stdout, stderr io.Writer) int) {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// FilesReport is the report of a command that judges each of its files:
+// OK is false when any file fails.
+type FilesReport[T any] struct {
+	OK    bool `json:"ok"`
+	Files []T  `json:"files"`
+}
+
+// NewFilesReport is a passing report with room for n files.
+func NewFilesReport[T any](n int) FilesReport[T] {
+	return FilesReport[T]{OK: true, Files: make([]T, 0, n)}
+}
+
+// SomeFiles and OneFile are argument counts for Parse: one file or more,
+// exactly one.
+func SomeFiles(n int) bool { return n > 0 }
+
+// OneFile is true for exactly one file; see SomeFiles.
+func OneFile(n int) bool { return n == 1 }
 
 // NewFlags is the flag set of command name, writing its messages to stderr
 // and leaving the exit to the caller.
