@@ -101,30 +101,14 @@ func (g *boundGraph) distances(node int, reverse bool, usable []bool, weight []u
 		}
 		return dist
 	}
-	q := pq.New(func(a, b nodeDist) bool { return a.dist < b.dist })
-	q.Push(nodeDist{node: node})
-	for q.Len() > 0 {
-		top := q.Pop()
-		if top.dist > dist[top.node] {
-			continue
-		}
-		for _, a := range g.adj[top.node] {
-			dir := step(a)
-			if !usable[dir] {
-				continue
-			}
-			if nd := saturating.Add(top.dist, weight[dir]); nd < dist[a.next] {
-				dist[a.next] = nd
-				q.Push(nodeDist{node: int(a.next), dist: nd})
+	pq.Dijkstra(node, dist, func(u int, du uint64, reach func(int, uint64) bool) {
+		for _, a := range g.adj[u] {
+			if dir := step(a); usable[dir] {
+				reach(int(a.next), saturating.Add(du, weight[dir]))
 			}
 		}
-	}
+	})
 	return dist
-}
-
-type nodeDist struct {
-	node int
-	dist uint64
 }
 
 // flowNet is the network as a flow network, an arc per channel direction

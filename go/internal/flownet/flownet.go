@@ -111,25 +111,14 @@ func (f *Net) shortestPaths(s int, potential, dist []int64, via []int) bool {
 		dist[i], via[i] = math.MaxInt64, -1
 	}
 	dist[s] = 0
-	q := pq.New(byDist)
-	q.Push(item{node: s})
-	for q.Len() > 0 {
-		top := q.Pop()
-		if top.dist > dist[top.node] {
-			continue
-		}
-		for _, ai := range f.Out[top.node] {
+	pq.Dijkstra(s, dist, func(u int, du int64, reach func(int, int64) bool) {
+		for _, ai := range f.Out[u] {
 			a := f.Arcs[ai]
-			if a.Cap <= 0 {
-				continue
-			}
-			nd := top.dist + a.Cost + potential[top.node] - potential[a.To]
-			if nd < dist[a.To] {
-				dist[a.To], via[a.To] = nd, ai
-				q.Push(item{node: a.To, dist: nd})
+			if a.Cap > 0 && reach(a.To, du+a.Cost+potential[u]-potential[a.To]) {
+				via[a.To] = ai
 			}
 		}
-	}
+	})
 	return true
 }
 
@@ -160,19 +149,6 @@ func (f *Net) Paths(s, t int) []Path {
 type Path struct {
 	Edges []int
 	Value int64
-}
-
-type item struct {
-	node int
-	dist int64
-}
-
-// byDist pops the nearest first, the lowest node among equals.
-func byDist(a, b item) bool {
-	if a.dist != b.dist {
-		return a.dist < b.dist
-	}
-	return a.node < b.node
 }
 
 // WidestFlow sends up to want units from s to t along at most parts paths,
