@@ -356,6 +356,22 @@ mod tests {
         (ids, nodes)
     }
 
+    /// network_graph's answer for `channels` over test_nodes() at time 0,
+    /// with the nodes and the stamps to gossip on the graph.
+    fn graph_at_zero(
+        channels: Vec<ChannelMsg>,
+    ) -> (Result<(NetworkGraph<Log>, usize), String>, Nodes, Stamps) {
+        let (ids, nodes) = test_nodes();
+        let msg = GraphMsg {
+            now_s: 0,
+            nodes: ids,
+            channels,
+        };
+        let mut stamps = Stamps::new().unwrap();
+        let built = network_graph(&msg, &nodes, &mut stamps, &QUIET);
+        (built, nodes, stamps)
+    }
+
     /// What the read-only graph holds for one direction.
     type Seen = (u32, u32, u16, u64, u64, bool);
 
@@ -471,19 +487,11 @@ mod tests {
 
     #[test]
     fn network_graph_bad_node() {
-        let (ids, nodes) = test_nodes();
-        let msg = GraphMsg {
-            now_s: 0,
-            nodes: ids,
-            channels: vec![
-                channel(1, 0, 1, [None, None]),
-                channel(2, 1, 9, [None, None]),
-            ],
-        };
-        let mut stamps = Stamps::new().unwrap();
-        let err = network_graph(&msg, &nodes, &mut stamps, &QUIET)
-            .err()
-            .expect("accepted");
+        let (built, _, _) = graph_at_zero(vec![
+            channel(1, 0, 1, [None, None]),
+            channel(2, 1, 9, [None, None]),
+        ]);
+        let err = built.err().expect("accepted");
         assert!(
             err.contains("channels[1]") && err.contains("node2"),
             "{err}"
@@ -492,22 +500,16 @@ mod tests {
 
     #[test]
     fn apply_gossip_replaces_policies() {
-        let (ids, nodes) = test_nodes();
-        let msg = GraphMsg {
-            now_s: 0,
-            nodes: ids,
-            channels: vec![channel(
-                1,
-                0,
-                1,
-                [
-                    Some(policy(1_000, 10, 40, None, false)),
-                    Some(policy(2_000, 20, 80, None, true)),
-                ],
-            )],
-        };
-        let mut stamps = Stamps::new().unwrap();
-        let (graph, refused) = network_graph(&msg, &nodes, &mut stamps, &QUIET).unwrap();
+        let (built, nodes, mut stamps) = graph_at_zero(vec![channel(
+            1,
+            0,
+            1,
+            [
+                Some(policy(1_000, 10, 40, None, false)),
+                Some(policy(2_000, 20, 80, None, true)),
+            ],
+        )]);
+        let (graph, refused) = built.unwrap();
         assert_eq!(refused, 0);
         // Node 0 (LDK's node_two) raises its fee; node 1 enables its side.
         for (round, base) in [(1, 5_000), (2, 7_000)] {

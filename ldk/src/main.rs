@@ -444,6 +444,20 @@ mod tests {
         ]})
     }
 
+    /// A one-part payment of 1000 msat from node 0 to node 3 without first
+    /// hops, with the fields of `fix` written over it: the request the
+    /// refusal cases spoil one field of.
+    fn small_pay(fix: Value) -> Value {
+        let mut pay = json!({"op": "pay", "now_s": NOW_S, "height": HEIGHT, "source": 0,
+            "target": 3, "amount_msat": 1000, "fee_limit_msat": 10, "max_parts": 1,
+            "cltv_limit": CLTV_LIMIT, "final_cltv": 40, "mpp": false, "seed": "00".repeat(32),
+            "first_hops": []});
+        for (field, value) in fix.as_object().expect("fix is an object") {
+            pay[field] = value.clone();
+        }
+        pay
+    }
+
     fn route_request(amount_msat: u64, new_round: bool) -> Value {
         json!({"op": "route", "amount_msat": amount_msat, "new_round": new_round})
     }
@@ -577,35 +591,17 @@ mod tests {
             ),
             (
                 "unknown target",
-                vec![
-                    graph_request(),
-                    json!({"op": "pay", "now_s": NOW_S,
-                "height": HEIGHT, "source": 0, "target": 9, "amount_msat": 1000, "fee_limit_msat": 10,
-                "max_parts": 1, "cltv_limit": CLTV_LIMIT, "final_cltv": 40, "mpp": false,
-                "seed": "00".repeat(32), "first_hops": []}),
-                ],
+                vec![graph_request(), small_pay(json!({"target": 9}))],
                 "target",
             ),
             (
                 "bad seed",
-                vec![
-                    graph_request(),
-                    json!({"op": "pay", "now_s": NOW_S,
-                "height": HEIGHT, "source": 0, "target": 3, "amount_msat": 1000, "fee_limit_msat": 10,
-                "max_parts": 1, "cltv_limit": CLTV_LIMIT, "final_cltv": 40, "mpp": false,
-                "seed": "00", "first_hops": []}),
-                ],
+                vec![graph_request(), small_pay(json!({"seed": "00"}))],
                 "seed",
             ),
             (
                 "cltv limit not above the height",
-                vec![
-                    graph_request(),
-                    json!({"op": "pay",
-                "now_s": NOW_S, "height": HEIGHT, "source": 0, "target": 3, "amount_msat": 1000,
-                "fee_limit_msat": 10, "max_parts": 1, "cltv_limit": HEIGHT, "final_cltv": 40,
-                "mpp": false, "seed": "00".repeat(32), "first_hops": []}),
-                ],
+                vec![graph_request(), small_pay(json!({"cltv_limit": HEIGHT}))],
                 "cltv_limit",
             ),
             (
