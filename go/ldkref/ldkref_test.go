@@ -19,6 +19,7 @@ import (
 	"github.com/lightningnetwork/lnd/routing/route"
 	"github.com/routesim-evolve/routesim/scenario"
 	"github.com/routesim-evolve/routesim/sim"
+	"github.com/routesim-evolve/routesim/sim/simtest"
 )
 
 // BridgeEnv names the routesim-ldk binary the tests run; unset, they build
@@ -135,15 +136,6 @@ func runLDK(t *testing.T, sc *scenario.Scenario, bridge string) (*sim.Result, er
 	return res, cerr
 }
 
-func resultJSON(t *testing.T, res *sim.Result) []byte {
-	t.Helper()
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // checkResult checks a run's bookkeeping: every payment ended for a reason
 // a working router gives, within its limits.
 func checkResult(t *testing.T, sc *scenario.Scenario, res *sim.Result) {
@@ -178,34 +170,41 @@ var exampleScenarios = []string{
 	"corpus/test/attribution-001.json",
 }
 
-// TestRunsAreWholeAndReproducible plays whole scenarios through LDK: the
-// bridge reports no fault, at least one payment is delivered, and a second
-// run gives the same result byte for byte.
-func TestRunsAreWholeAndReproducible(t *testing.T) {
+// forEachExample runs test on every example scenario, in parallel
+// subtests, with the scenario loaded afresh and the bridge's path.
+func forEachExample(t *testing.T, test func(t *testing.T, rel, bridge string, sc *scenario.Scenario)) {
 	bridge := bridgePath(t)
 	for _, rel := range exampleScenarios {
 		t.Run(filepath.Base(rel), func(t *testing.T) {
 			t.Parallel()
-			sc := loadScenario(t, rel)
-			first, err := runLDK(t, sc, bridge)
-			if err != nil {
-				t.Fatalf("the run's fault: %v", err)
-			}
-			checkResult(t, sc, first)
-			if first.Totals.Succeeded == 0 || first.Totals.DeliveredMsat == 0 {
-				t.Errorf("nothing delivered: %+v", first.Totals)
-			}
-			t.Logf("%d/%d succeeded, %d attempts, fee %.1f ppm", first.Totals.Succeeded,
-				first.Totals.Payments, first.Totals.Attempts, first.Totals.FeePPM)
-			second, err := runLDK(t, loadScenario(t, rel), bridge)
-			if err != nil {
-				t.Fatalf("the second run's fault: %v", err)
-			}
-			if a, b := resultJSON(t, first), resultJSON(t, second); !bytes.Equal(a, b) {
-				t.Errorf("two runs differ:\n%s\n%s", a, b)
-			}
+			test(t, rel, bridge, loadScenario(t, rel))
 		})
 	}
+}
+
+// TestRunsAreWholeAndReproducible plays whole scenarios through LDK: the
+// bridge reports no fault, at least one payment is delivered, and a second
+// run gives the same result byte for byte.
+func TestRunsAreWholeAndReproducible(t *testing.T) {
+	forEachExample(t, func(t *testing.T, rel, bridge string, sc *scenario.Scenario) {
+		first, err := runLDK(t, sc, bridge)
+		if err != nil {
+			t.Fatalf("the run's fault: %v", err)
+		}
+		checkResult(t, sc, first)
+		if first.Totals.Succeeded == 0 || first.Totals.DeliveredMsat == 0 {
+			t.Errorf("nothing delivered: %+v", first.Totals)
+		}
+		t.Logf("%d/%d succeeded, %d attempts, fee %.1f ppm", first.Totals.Succeeded,
+			first.Totals.Payments, first.Totals.Attempts, first.Totals.FeePPM)
+		second, err := runLDK(t, loadScenario(t, rel), bridge)
+		if err != nil {
+			t.Fatalf("the second run's fault: %v", err)
+		}
+		if a, b := simtest.ResultJSON(t, first), simtest.ResultJSON(t, second); !bytes.Equal(a, b) {
+			t.Errorf("two runs differ:\n%s\n%s", a, b)
+		}
+	})
 }
 
 // TestRoutesRespectThePolicies: with gossip that is never stale, LDK's
@@ -213,48 +212,43 @@ func TestRunsAreWholeAndReproducible(t *testing.T) {
 // it announced, so no attempt fails for either, and every route's time lock
 // lies between the receiver's final delta and the payment's cltv limit.
 func TestRoutesRespectThePolicies(t *testing.T) {
-	bridge := bridgePath(t)
-	for _, rel := range exampleScenarios {
-		t.Run(filepath.Base(rel), func(t *testing.T) {
-			t.Parallel()
-			sc := loadScenario(t, rel)
-			sc.Gossip.StaleShare = 0
-			res, err := runLDK(t, sc, bridge)
-			if err != nil {
-				t.Fatalf("the run's fault: %v", err)
+	forEachExample(t, func(t *testing.T, rel, bridge string, sc *scenario.Scenario) {
+		sc.Gossip.StaleShare = 0
+		res, err := runLDK(t, sc, bridge)
+		if err != nil {
+			t.Fatalf("the run's fault: %v", err)
+		}
+		checkResult(t, sc, res)
+		const blockInterval = 10 * time.Minute
+		interval := time.Duration(sc.Clock.PaymentIntervalSec * float64(time.Second))
+		now := sc.StartTime
+		attempts := 0
+		for i, p := range res.Payments {
+			// The payment starts at its slot, or when the one before
+			// ended, whichever is later.
+			if slot := sc.StartTime.Add(time.Duration(i) * interval); slot.After(now) {
+				now = slot
 			}
-			checkResult(t, sc, res)
-			const blockInterval = 10 * time.Minute
-			interval := time.Duration(sc.Clock.PaymentIntervalSec * float64(time.Second))
-			now := sc.StartTime
-			attempts := 0
-			for i, p := range res.Payments {
-				// The payment starts at its slot, or when the one before
-				// ended, whichever is later.
-				if slot := sc.StartTime.Add(time.Duration(i) * interval); slot.After(now) {
-					now = slot
+			height := sc.BlockHeight + uint32(now.Sub(sc.StartTime)/blockInterval)
+			lowest := height + 1 + uint32(sc.Defaults.FinalCLTVDelta)
+			limit := height + sc.Defaults.CltvLimitDelta
+			for k, a := range p.AttemptLog {
+				attempts++
+				switch a.Outcome {
+				case "fee_insufficient", "incorrect_cltv_expiry":
+					t.Errorf("payment %d attempt %d: %s with exact gossip: %+v", i, k, a.Outcome, a)
 				}
-				height := sc.BlockHeight + uint32(now.Sub(sc.StartTime)/blockInterval)
-				lowest := height + 1 + uint32(sc.Defaults.FinalCLTVDelta)
-				limit := height + sc.Defaults.CltvLimitDelta
-				for k, a := range p.AttemptLog {
-					attempts++
-					switch a.Outcome {
-					case "fee_insufficient", "incorrect_cltv_expiry":
-						t.Errorf("payment %d attempt %d: %s with exact gossip: %+v", i, k, a.Outcome, a)
-					}
-					if a.TimeLock < lowest || a.TimeLock > limit {
-						t.Errorf("payment %d attempt %d: time lock %d outside [%d, %d]",
-							i, k, a.TimeLock, lowest, limit)
-					}
+				if a.TimeLock < lowest || a.TimeLock > limit {
+					t.Errorf("payment %d attempt %d: time lock %d outside [%d, %d]",
+						i, k, a.TimeLock, lowest, limit)
 				}
-				now = now.Add(time.Duration(p.ElapsedSec * float64(time.Second)))
 			}
-			if attempts == 0 {
-				t.Error("no attempt at all")
-			}
-		})
-	}
+			now = now.Add(time.Duration(p.ElapsedSec * float64(time.Second)))
+		}
+		if attempts == 0 {
+			t.Error("no attempt at all")
+		}
+	})
 }
 
 // TestNewNeedsABridge: New refuses an empty bridge path, naming the flag.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/routesim-evolve/routesim/scenario"
 	"github.com/routesim-evolve/routesim/sim"
+	"github.com/routesim-evolve/routesim/sim/simtest"
 )
 
 // runRef plays sc through a fresh reference of the given kind.
@@ -95,15 +96,6 @@ func checkSane(t *testing.T, sc *scenario.Scenario, res *sim.Result) {
 	}
 }
 
-func resultJSON(t *testing.T, res *sim.Result) []byte {
-	t.Helper()
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestExamples plays the bundled example scenarios through both reference
 // routers: they complete with sane totals, and a second run gives the same
 // result byte for byte.
@@ -123,7 +115,7 @@ func TestExamples(t *testing.T) {
 				t.Logf("%d/%d succeeded, %d attempts, fee %.1f ppm",
 					tot.Succeeded, tot.Payments, tot.Attempts, tot.FeePPM)
 				second := runRef(t, sc, kind)
-				if a, b := resultJSON(t, first), resultJSON(t, second); !bytes.Equal(a, b) {
+				if a, b := simtest.ResultJSON(t, first), simtest.ResultJSON(t, second); !bytes.Equal(a, b) {
 					t.Errorf("two runs differ:\n%s\n%s", a, b)
 				}
 			})
@@ -267,9 +259,9 @@ func TestTiesAreReproducible(t *testing.T) {
 	sc := writeScenario(t, channels, local, 6, 300_000, 6, false)
 	sc.Liquidity.UniformShare = 0
 	for _, kind := range []EstimatorKind{Apriori, Bimodal} {
-		first := resultJSON(t, runRef(t, sc, kind))
+		first := simtest.ResultJSON(t, runRef(t, sc, kind))
 		for run := 1; run < 8; run++ {
-			if again := resultJSON(t, runRef(t, sc, kind)); !bytes.Equal(first, again) {
+			if again := simtest.ResultJSON(t, runRef(t, sc, kind)); !bytes.Equal(first, again) {
 				t.Fatalf("%s: run %d differs from run 0:\n%s\n%s", kind, run, first, again)
 			}
 		}

@@ -149,12 +149,7 @@ func TestBoundAtLaterRounds(t *testing.T) {
 // routers and checks that no payment outside the bound succeeds and that the
 // totals count the feasible payments.
 func TestNoRouterBeatsTheBound(t *testing.T) {
-	for _, name := range exampleScenarios {
-		sc := loadExample(t, name)
-		res, err := Run(sc, newHopRouter, Options{RouterName: "hop"})
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachHopRun(t, func(name string, res *Result) {
 		feasible := 0
 		for _, p := range res.Payments {
 			if p.Success && !p.Feasible {
@@ -172,5 +167,5 @@ func TestNoRouterBeatsTheBound(t *testing.T) {
 		if feasible != res.Totals.Feasible || feasible == 0 {
 			t.Errorf("%s: %d feasible payments, totals say %d", name, feasible, res.Totals.Feasible)
 		}
-	}
+	})
 }

@@ -54,12 +54,7 @@ func TestCheapestPlan(t *testing.T) {
 // the test router: every delivered payment pays at least the cheapest plan
 // less its rounding allowance, and only delivered payments have one.
 func TestNoRouterPaysBelowTheCheapestPlan(t *testing.T) {
-	for _, name := range exampleScenarios {
-		sc := loadExample(t, name)
-		res, err := Run(sc, newHopRouter, Options{RouterName: "hop"})
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachHopRun(t, func(name string, res *Result) {
 		priced := 0
 		for _, p := range res.Payments {
 			if !p.Success {
@@ -79,5 +74,5 @@ func TestNoRouterPaysBelowTheCheapestPlan(t *testing.T) {
 		if priced == 0 {
 			t.Errorf("%s: no delivered payment has a cheapest plan above 0", name)
 		}
-	}
+	})
 }

@@ -124,8 +124,7 @@ func TestForwardFailureCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := mustWorld(t, lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt)))
-			setAllBalances(w, 500_000_000)
+			w := balancedLine(t, 4, amt)
 			rt := lineRoute(t, w, 3, amt)
 			if tc.world != nil {
 				tc.world(w)
@@ -192,8 +191,7 @@ func balances(w *World) [8][2]lnwire.MilliSatoshi {
 // fee failure tells the real fee, and that booking it corrects the gossip.
 func TestFailureUpdateCarriesActualPolicy(t *testing.T) {
 	const amt = lnwire.MilliSatoshi(50_000_000)
-	w := mustWorld(t, lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt)))
-	setAllBalances(w, 500_000_000)
+	w := balancedLine(t, 4, amt)
 	rt := lineRoute(t, w, 3, amt)
 	w.net.channels[1].actual[0].FeeProportionalMillionths = 900
 	out := w.forward(rt, 40)

@@ -80,6 +80,29 @@ func mustWorld(t *testing.T, sc *scenario.Scenario) *World {
 
 // setAllBalances puts amt msat on the sending side (toward higher node
 // numbers) of every channel of a line.
+// balancedLine is the world of a line of n nodes paying amt once, its
+// 1M-sat channels all charging 1000 msat + 100 ppm with a delta of 40 and
+// each end holding half.
+func balancedLine(t *testing.T, n int, amt lnwire.MilliSatoshi) *World {
+	t.Helper()
+	w := mustWorld(t, lineScenario(n, 1_000_000, testPolicy(1000, 100, 40), uint64(amt)))
+	setAllBalances(w, 500_000_000)
+	return w
+}
+
+// forEachHopRun plays every example scenario through the hop router and
+// hands check each result with the scenario's file name.
+func forEachHopRun(t *testing.T, check func(name string, res *Result)) {
+	t.Helper()
+	for _, name := range exampleScenarios {
+		res, err := Run(loadExample(t, name), newHopRouter, Options{RouterName: "hop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(name, res)
+	}
+}
+
 func setAllBalances(w *World, amt lnwire.MilliSatoshi) {
 	for i := range w.net.channels {
 		w.net.channels[i].setBalance(amt)

@@ -62,7 +62,7 @@ func TestAtomicHoldAndRelease(t *testing.T) {
 			*routing.SimPaymentSpec) (routing.SimRouter, error) {
 			return r, nil
 		}
-		res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
 		if err := w.checkSettled(); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestHeldShardsCountTowardTheCap(t *testing.T) {
 		*routing.SimPaymentSpec) (routing.SimRouter, error) {
 		return r, nil
 	}
-	res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+	res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
 	if res.Success || res.Attempts != 2 || res.FailureReason != ReasonPartsExhausted {
 		t.Fatalf("success %v after %d attempts (%q): the cap of 2 let a third through",
 			res.Success, res.Attempts, res.FailureReason)
@@ -180,7 +180,7 @@ func TestInvalidRoutes(t *testing.T) {
 				*routing.SimPaymentSpec) (routing.SimRouter, error) {
 				return r, nil
 			}
-			res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+			res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
 			if res.FailureReason != ReasonInvalidRoute || res.Error == "" || res.Attempts != 0 {
 				t.Fatalf("got reason %q error %q attempts %d", res.FailureReason, res.Error, res.Attempts)
 			}
@@ -213,7 +213,7 @@ func TestAttemptLimitAndGiveUp(t *testing.T) {
 			*routing.SimPaymentSpec) (routing.SimRouter, error) {
 			return r, nil
 		}
-		res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
 		if res.FailureReason != tc.want || res.Attempts != tc.tries || len(r.results) != tc.tries {
 			t.Fatalf("reason %q after %d attempts (%d reports), want %q after %d",
 				res.FailureReason, res.Attempts, len(r.results), tc.want, tc.tries)
@@ -229,9 +229,7 @@ func TestAttemptLimitAndGiveUp(t *testing.T) {
 // an attempt.
 func TestReceiverRefusalEndsThePayment(t *testing.T) {
 	const amt = lnwire.MilliSatoshi(10_000_000)
-	sc := lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
-	w := mustWorld(t, sc)
-	setAllBalances(w, 500_000_000)
+	w := balancedLine(t, 4, amt)
 	probe := lineRoute(t, w, 3, amt)
 	shiftLocks(probe, -1)
 	r := &scriptedRouter{routes: []*route.Route{probe, lineRoute(t, w, 3, amt)}}
@@ -239,7 +237,7 @@ func TestReceiverRefusalEndsThePayment(t *testing.T) {
 		*routing.SimPaymentSpec) (routing.SimRouter, error) {
 		return r, nil
 	}
-	res := w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+	res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
 	if res.FailureReason != ReasonIncorrectDetails || res.Attempts != 1 || res.Success {
 		t.Fatalf("reason %q after %d attempts (success %v), want %q after 1",
 			res.FailureReason, res.Attempts, res.Success, ReasonIncorrectDetails)
@@ -278,9 +276,7 @@ func TestAttributionRates(t *testing.T) {
 // sender's view.
 func TestShiftedReportNamesTheBlamedChannel(t *testing.T) {
 	const amt = lnwire.MilliSatoshi(10_000_000)
-	sc := lineScenario(5, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
-	w := mustWorld(t, sc)
-	setAllBalances(w, 500_000_000)
+	w := balancedLine(t, 5, amt)
 	rt := lineRoute(t, w, 4, amt)
 	w.net.channels[2].actual[0].FeeProportionalMillionths += 10 // node 2 fails
 	out := w.forward(rt, 40)
