@@ -97,17 +97,11 @@ func forwardCheck(c *channel, d int, rt *route.Route, i int, height,
 	amt, lock := amountOver(rt, i), timeLockOver(rt, i)
 	upd := c.channelUpdate(d, timestamp)
 	if i == 0 {
-		// The sender's own update goes with its link's failure, but it
-		// knows its own channel: there is nothing for it to learn.
-		switch {
-		case lock <= height+OutgoingCltvRejectDelta:
-			return lnwire.NewExpiryTooSoon(*upd), nil
-		case lock > height+MaxOutgoingCltvExpiry:
-			return &lnwire.FailExpiryTooFar{}, nil
-		case c.local[d] < amt:
-			return lnwire.NewTemporaryChannelFailure(nil), nil
-		}
-		return nil, nil
+		// The sender's own update goes with its link's failure (but not
+		// with a lack of balance), yet it knows its own channel: there is
+		// nothing for it to learn.
+		fail, _ := canSend(c, d, amt, lock, height, upd, nil)
+		return fail, nil
 	}
 	pol := c.actual[d]
 	inAmt, inLock := amountOver(rt, i-1), timeLockOver(rt, i-1)
@@ -120,14 +114,32 @@ func forwardCheck(c *channel, d int, rt *route.Route, i int, height,
 		return lnwire.NewAmountBelowMinimum(amt, *upd), upd
 	case amt > pol.MaxHTLC:
 		return lnwire.NewTemporaryChannelFailure(upd), upd
+	}
+	if fail, carried := canSend(c, d, amt, lock, height, upd, upd); fail != nil {
+		return fail, carried
+	}
+	if inLock < lock || inLock-lock < uint32(pol.TimeLockDelta) {
+		return lnwire.NewIncorrectCltvExpiry(inLock, *upd), upd
+	}
+	return nil, nil
+}
+
+// canSend is the part of lnd's canSendHtlc that the sender's own link and
+// a forwarding node both check, in its order: an expiry too soon or too
+// far, then the balance of direction d of c. It returns the failure and
+// the channel update it carries, or nil when the HTLC may be offered; upd
+// goes with an expiry too soon, balanceUpd (nil for none) with too little
+// balance.
+func canSend(c *channel, d int, amt lnwire.MilliSatoshi, lock, height uint32,
+	upd, balanceUpd *lnwire.ChannelUpdate1) (lnwire.FailureMessage, *lnwire.ChannelUpdate1) {
+
+	switch {
 	case lock <= height+OutgoingCltvRejectDelta:
 		return lnwire.NewExpiryTooSoon(*upd), upd
 	case lock > height+MaxOutgoingCltvExpiry:
 		return &lnwire.FailExpiryTooFar{}, nil
 	case c.local[d] < amt:
-		return lnwire.NewTemporaryChannelFailure(upd), upd
-	case inLock < lock || inLock-lock < uint32(pol.TimeLockDelta):
-		return lnwire.NewIncorrectCltvExpiry(inLock, *upd), upd
+		return lnwire.NewTemporaryChannelFailure(balanceUpd), balanceUpd
 	}
 	return nil, nil
 }
