@@ -25,6 +25,8 @@ from routesim_evolve.reflect.base import (
     APIBackend,
     Plumbing,
     PromptParts,
+    accepted_effort,
+    backend_name,
     is_transient_status,
     retry_after_seconds,
 )
@@ -57,20 +59,12 @@ class AnthropicBackend(APIBackend):
         client: anthropic.Anthropic | None = None,
         **plumbing: Unpack[Plumbing],
     ) -> None:
-        self.name = ":".join(p for p in ("anthropic", model, effort) if p)
-        self.model = model
-        super().__init__(**plumbing)
-        self.effort = self._accepted_effort(effort)
+        super().__init__(backend_name("anthropic", model, effort), model, **plumbing)
+        self.effort = accepted_effort(model, effort, taken=anthropic_limits(model)[1] != "none",
+                                      why="this model takes no effort or thinking")
         # Our RetryPolicy does the retrying, so the SDK's own is switched off.
         self._client = client or anthropic.Anthropic(max_retries=0)
         self._max_tokens = anthropic_max_tokens(model, self.options.max_output_tokens)
-
-    def _accepted_effort(self, effort: str | None) -> str | None:
-        if effort and anthropic_limits(self.model)[1] == "none":
-            log.warning("%s: this model takes no effort or thinking; %r is not sent",
-                        self.model, effort)
-            return None
-        return effort
 
     def preflight(self) -> None:
         """A key is set and the API knows the model (a free metadata call)."""

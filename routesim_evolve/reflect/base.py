@@ -205,6 +205,21 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return None
 
 
+def backend_name(provider: str, model: str, effort: str | None) -> str:
+    """A back-end's name as `--reflection-lm` spells it: provider:model, then
+    :effort when one is asked for."""
+    return ":".join(p for p in (provider, model, effort) if p)
+
+
+def accepted_effort(model: str, effort: str | None, *, taken: bool, why: str) -> str | None:
+    """`effort` when the model takes one (`taken`); otherwise None, with a
+    warning saying `why` and that the effort is not sent."""
+    if effort and not taken:
+        log.warning("%s: %s; effort %r is not sent", model, why, effort)
+        return None
+    return effort
+
+
 class Plumbing(TypedDict, total=False):
     """How any back-end calls out, passed through as keywords: its options,
     its retry policy, the clock and randomness of its backoff (tests pass
@@ -232,10 +247,16 @@ class PlumbedBackend:
 
 
 class APIBackend(PlumbedBackend):
-    """What the HTTP API back-ends share: retries around one request, and
-    the usage of every reply reported to the meter."""
+    """What the HTTP API back-ends share: a name and a model given at
+    construction, retries around one request, and the usage of every reply
+    reported to the meter."""
 
     model: str = ""
+
+    def __init__(self, name: str, model: str, **plumbing: Unpack[Plumbing]) -> None:
+        self.name = name
+        self.model = model
+        super().__init__(**plumbing)
 
     def complete(self, prompt: PromptParts) -> Completion:
         completion = self._retrying.run(lambda: self._call(prompt))

@@ -58,7 +58,7 @@ from routesim_evolve.build.gomodule import GoToolchainError, cache_root, go_env
 from routesim_evolve.build.source import MAX_SOURCE_BYTES, NotSourceText, source_text
 from routesim_evolve.fsutil import MIB, atomic_write
 from routesim_evolve.hostile_fs import Folder, HostileEntry
-from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts
+from routesim_evolve.reflect.base import PlumbedBackend, Plumbing, PromptParts, backend_name
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.extract import Extraction, find_gofmt, gofmt_error
 from routesim_evolve.reflect.jail import AgentJail
@@ -206,7 +206,7 @@ class AgentCLIBackend(PlumbedBackend):
         jail: AgentJail | None = None,
         **plumbing: Unpack[Plumbing],
     ) -> None:
-        self.name = ":".join(p for p in (self.tool, model, effort) if p)
+        self.name = backend_name(self.tool, model, effort)
         self.model = model
         self.effort = effort
         self.base_url = base_url

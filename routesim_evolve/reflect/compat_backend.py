@@ -42,10 +42,8 @@ class CompatibleBackend(APIBackend):
         client: openai.OpenAI | None = None,
         **plumbing: Unpack[Plumbing],
     ) -> None:
-        self.name = f"openai-compatible:{model}@{base_url}"
-        self.model = model
+        super().__init__(f"openai-compatible:{model}@{base_url}", model, **plumbing)
         self.base_url = base_url
-        super().__init__(**plumbing)
         self._max_tokens = openai_max_tokens(model, self.options.max_output_tokens,
                                              compatible=True)
         self._client = client or openai.OpenAI(

@@ -20,6 +20,8 @@ from routesim_evolve.reflect.base import (
     APIBackend,
     Plumbing,
     PromptParts,
+    accepted_effort,
+    backend_name,
 )
 from routesim_evolve.reflect.errors import BackendUnavailable, ProposalFailed, TransientError
 from routesim_evolve.reflect.models import openai_max_tokens, openai_reasons
@@ -39,18 +41,14 @@ class OpenAIBackend(APIBackend):
         client: openai.OpenAI | None = None,
         **plumbing: Unpack[Plumbing],
     ) -> None:
-        self.name = ":".join(p for p in ("openai", model, effort) if p)
-        self.model = model
-        super().__init__(**plumbing)
-        self.effort = effort
-        if effort and not openai_reasons(model):
-            log.warning("%s: not a reasoning model; effort %r is not sent", model, effort)
-            self.effort = None
+        super().__init__(backend_name("openai", model, effort), model, **plumbing)
         # Our RetryPolicy does the retrying, so the SDK's own is switched off.
         # A missing key is reported by preflight, not here.
         self._client = client or openai.OpenAI(
             max_retries=0, base_url=base_url, api_key=_env_key_or_placeholder()
         )
+        self.effort = accepted_effort(model, effort, taken=openai_reasons(model),
+                                      why="not a reasoning model")
 
     def preflight(self) -> None:
         """A key is set and the API knows the model (a free metadata call)."""
