@@ -458,6 +458,18 @@ mod tests {
         pay
     }
 
+    /// graph, a payment of `amount_msat` and its first route, then `then`:
+    /// how a served payment starts.
+    fn paying(amount_msat: u64, then: &[Value]) -> Vec<Value> {
+        let mut requests = vec![
+            graph_request(),
+            pay_request(amount_msat),
+            route_request(amount_msat, true),
+        ];
+        requests.extend_from_slice(then);
+        requests
+    }
+
     fn route_request(amount_msat: u64, new_round: bool) -> Value {
         json!({"op": "route", "amount_msat": amount_msat, "new_round": new_round})
     }
@@ -479,14 +491,14 @@ mod tests {
     #[test]
     fn serve_routes_by_the_policies() {
         const AMOUNT: u64 = 10_000_000;
-        let replies = run(&[
-            graph_request(),
-            pay_request(AMOUNT),
-            route_request(AMOUNT, true),
-            route_request(AMOUNT, false),
-            result_request(0, "settled", 0, -1),
-            json!({"op": "end", "now_s": NOW_S + 12, "success": true}),
-        ]);
+        let replies = run(&paying(
+            AMOUNT,
+            &[
+                route_request(AMOUNT, false),
+                result_request(0, "settled", 0, -1),
+                json!({"op": "end", "now_s": NOW_S + 12, "success": true}),
+            ],
+        ));
         assert_eq!(replies[0], json!({"refused": 0}));
         assert_eq!(replies[1], json!({}));
         let path = &replies[2]["path"];
@@ -645,21 +657,17 @@ mod tests {
     #[test]
     fn serve_recipient_refusal_ends_the_payment() {
         const AMOUNT: u64 = 10_000_000;
-        let first = run(&[
-            graph_request(),
-            pay_request(AMOUNT),
-            route_request(AMOUNT, true),
-        ]);
+        let first = run(&paying(AMOUNT, &[]));
         let hops = first[2]["path"]["hops"].as_array().unwrap().len() as i64;
-        let replies = run(&[
-            graph_request(),
-            pay_request(AMOUNT),
-            route_request(AMOUNT, true),
-            result_request(0, "failed", 0x400f, hops),
-            route_request(AMOUNT, true),
-            route_request(AMOUNT, false),
-            json!({"op": "end", "now_s": NOW_S + 20, "success": false}),
-        ]);
+        let replies = run(&paying(
+            AMOUNT,
+            &[
+                result_request(0, "failed", 0x400f, hops),
+                route_request(AMOUNT, true),
+                route_request(AMOUNT, false),
+                json!({"op": "end", "now_s": NOW_S + 20, "success": false}),
+            ],
+        ));
         assert!(replies[2]["path"].is_object(), "{}", replies[2]);
         assert_eq!(replies[3], json!({}));
         for r in &replies[4..6] {
@@ -680,18 +688,18 @@ mod tests {
         const AMOUNT: u64 = 10_000_000;
         let enable = json!({"op": "gossip", "channels": [
             channel(4, 3, 2, policy(5, 5, 40, false), policy(0, 0, 10, false))]});
-        let replies = run(&[
-            graph_request(),
-            pay_request(AMOUNT),
-            route_request(AMOUNT, true),
-            json!({"op": "result", "id": 0, "now_s": NOW_S + 12, "outcome": "failed",
-                   "code": 0x1007, "has_update": true, "source_idx": 1}),
-            route_request(AMOUNT, true),
-            json!({"op": "end", "now_s": NOW_S + 14, "success": false}),
-            enable,
-            pay_request(AMOUNT),
-            route_request(AMOUNT, true),
-        ]);
+        let replies = run(&paying(
+            AMOUNT,
+            &[
+                json!({"op": "result", "id": 0, "now_s": NOW_S + 12, "outcome": "failed",
+                       "code": 0x1007, "has_update": true, "source_idx": 1}),
+                route_request(AMOUNT, true),
+                json!({"op": "end", "now_s": NOW_S + 14, "success": false}),
+                enable,
+                pay_request(AMOUNT),
+                route_request(AMOUNT, true),
+            ],
+        ));
         assert_eq!(replies[2]["path"]["hops"][1]["scid"], 2, "{}", replies[2]);
         assert_eq!(replies[3], json!({}));
         assert!(
