@@ -1,5 +1,5 @@
-// Package pq is a binary min-heap of plain values: the priority queue of
-// the simulator's and flownet's Dijkstra searches. Unlike container/heap
+// Package pq is a binary min-heap of plain values, and the Dijkstra search
+// on it that the simulator and flownet share. Unlike container/heap
 // it stores its items unboxed, so a push allocates nothing once the queue
 // has grown; on the 2021 mainnet graph the feasible bound pushes millions
 // of items a scenario.
