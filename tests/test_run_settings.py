@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from routesim_evolve.runs.settings import EvolveSettings
 
 #: EvolveSettings.model_dump_json() of the object below, as written before
@@ -20,11 +22,21 @@ TYPICAL_JSON = (
 )
 
 
-def test_settings_json_is_unchanged() -> None:
-    settings = EvolveSettings(
+def _typical() -> EvolveSettings:
+    return EvolveSettings(
         corpus=Path("corpus"), run_dir=Path("runs/r1"),
         seed_file=Path("champions/probabilistic.go"), max_evals=40, minibatch=4, seed=7,
         reflection=["offline", "anthropic:claude-opus-4-7"], max_cost=2.5,
         world_secret="public",
     )
-    assert settings.model_dump_json() == TYPICAL_JSON
+
+
+def test_settings_json_is_unchanged() -> None:
+    assert _typical().model_dump_json() == TYPICAL_JSON
+
+
+@pytest.mark.parametrize("part", ["data", "scoring", "search"])
+def test_a_step_part_holds_the_run_settings_values(part: str) -> None:
+    settings = _typical()
+    for name, value in getattr(settings, part):
+        assert value == getattr(settings, name), name

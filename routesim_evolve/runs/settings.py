@@ -1,20 +1,64 @@
 """What shapes a run and what it reports: the run dir's settings.json and
 report.json (docs/report.md says what each file of a run dir holds). The
 command line builds EvolveSettings from its options (whose defaults are
-these fields'), the driver runs from it, and the agents' evaluation script
-and the HTML report read both back."""
+these fields'), the driver hands each of its steps that step's part of it
+(DataSettings, ScoringSettings, SearchSettings), and the agents' evaluation
+script and the HTML report read both back."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from routesim_evolve.corpus.worlds import WorldSecret
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.score.compare import Comparison
 from routesim_evolve.simulate.executor import ExecutorSettings
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
+
+
+class _Part(BaseModel):
+    """A step's part of EvolveSettings: its fields are EvolveSettings' own,
+    by name, and have no defaults (EvolveSettings keeps each one once)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DataSettings(_Part):
+    """What opening a run reads and writes: the corpus's splits, the seed,
+    the run dir and the worlds every split is played in."""
+
+    corpus: Path
+    run_dir: Path
+    seed_file: Path | None
+    world_secret: WorldSecret | None
+
+
+class ScoringSettings(_Part):
+    """Where the pairs run and what each may use."""
+
+    run_dir: Path
+    executor: ExecutorSettings
+    max_concurrency: int | None
+    limits: SandboxLimits
+
+
+class SearchSettings(_Part):
+    """GEPA's search: its budget, minibatches, rotation and stops."""
+
+    run_dir: Path
+    seed: int
+    minibatch: int
+    max_evals: int | None
+    max_proposals: int | None
+    adaptive: bool
+    plateau_evals: int | None
+    max_cost: float | None
+
+
+_P = TypeVar("_P", bound=_Part)
 
 
 class EvolveSettings(BaseModel):
@@ -65,6 +109,23 @@ class EvolveSettings(BaseModel):
     def limits(self) -> SandboxLimits:
         """What one candidate may use on one scenario."""
         return DEFAULT_LIMITS.but(timeout_s=self.timeout, memory_bytes=self.memory)
+
+    @property
+    def data(self) -> DataSettings:
+        return self._part(DataSettings)
+
+    @property
+    def scoring(self) -> ScoringSettings:
+        return self._part(ScoringSettings)
+
+    @property
+    def search(self) -> SearchSettings:
+        return self._part(SearchSettings)
+
+    def _part(self, part: type[_P]) -> _P:
+        # Read by name from these fields and properties: a part naming one
+        # EvolveSettings lacks fails here, in every run's first step.
+        return part.model_validate(self, from_attributes=True)
 
 
 class RunSummary(BaseModel):
