@@ -56,7 +56,7 @@ def run_evolution(settings: EvolveSettings) -> None:
     except BackendUnavailable as exc:
         raise UserError(str(exc)) from None
     try:
-        summary = evolve(settings, proposers, ledger=ledger,
+        summary = evolve(settings, proposers, manifest=manifest, ledger=ledger,
                          say=lambda m: click.echo(m, err=True))
     except (BudgetTooSmall, ScoringChanged, SeedError, CorpusError, WorldsChanged) as exc:
         raise UserError(str(exc)) from None

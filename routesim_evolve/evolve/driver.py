@@ -9,7 +9,8 @@ reloads its state and our evaluation cache answers every pair already run.
 The steps, in order: open the run dir and its data (`_open_run`), set up the
 scoring (`_Scoring`), wire the search (`_Search`: budget, dispatcher, log,
 resume state, GEPA's config), run it, then score the best candidate on the
-held-out test split and write the report.
+held-out test split and write the report. Each step takes its own part of
+the run's settings (runs/settings.py), not the whole.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from routesim_evolve.build.gomodule import module_fingerprint
 from routesim_evolve.build.trusted import first_mismatch
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
+from routesim_evolve.corpus.manifest import Manifest
 from routesim_evolve.corpus.worlds import resolve_run, run_secret
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
@@ -52,7 +54,13 @@ from routesim_evolve.report.heldout import (
     render_table,
     render_verdict,
 )
-from routesim_evolve.runs.settings import EvolveSettings, RunSummary
+from routesim_evolve.runs.settings import (
+    DataSettings,
+    EvolveSettings,
+    RunSummary,
+    ScoringSettings,
+    SearchSettings,
+)
 from routesim_evolve.runs.stamp import claim_scoring
 from routesim_evolve.score.compare import Comparison, compare_routers
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults, Runner
@@ -106,6 +114,7 @@ def evolve(
     settings: EvolveSettings,
     proposers: Sequence[Proposer],
     *,
+    manifest: Manifest | None = None,
     ledger: CostLedger | None = None,
     say: Say = print,
     runner: Runner | None = None,
@@ -113,17 +122,23 @@ def evolve(
     confirmation: ConfirmationRule | None = None,
 ) -> RunSummary:
     """Run GEPA on the corpus and score the best candidate on held-out test.
-    `ledger` is the one the proposers' back-ends charge; `acceptance` the
-    rule that keeps a child and `confirmation` the one that names the best
-    (registry.py's defaults without them; a benchmark compares rules).
+    `manifest` is the corpus's, when the caller read it already (the command
+    line's prompt pack did); without it it is read here. `ledger` is the one
+    the proposers' back-ends charge; `acceptance` the rule that keeps a child
+    and `confirmation` the one that names the best (registry.py's defaults
+    without them; a benchmark compares rules).
     Raises the dispatcher's fatal error (proposals that keep failing, a
     proposer's bug) once GEPA has stopped, the run dir then resumes; and
     TrustedFileChanged (exit 2) when a trusted binary or tool changed under
     the run."""
     ledger = ledger or CostLedger(load_prices(settings.prices))
-    data = _open_run(settings, say)
-    scoring = _scoring(settings, data, runner, say)
-    search = _search(settings, proposers, data, scoring, ledger, say,
+    if manifest is None:
+        # Only to fail early: a corpus without a manifest leaves no run dir.
+        load_manifest(settings.corpus)
+    data = _open_run(settings.data, say)
+    _write_settings(settings)
+    scoring = _scoring(settings.scoring, data, runner, say)
+    search = _search(settings.search, proposers, data, scoring, ledger, say,
                      acceptance or acceptance_rule())
     say(f"evolving from {data.seed.origin} with {', '.join(p.name for p in proposers)}: "
         f"{len(data.train)} train, {len(data.val)} val scenarios, budget "
@@ -149,7 +164,7 @@ def evolve(
     # Counted before the held-out test, whose evaluations land in the same
     # cache but are not the search's.
     spent = search.budget.used
-    stopped = _stop_notes(settings, search, ledger)
+    stopped = _stop_notes(settings.max_cost, search, ledger)
     for note in stopped:
         say(note)
     texts = [candidate_text(c) for c in result.candidates]
@@ -187,14 +202,13 @@ def evolve(
     return summary
 
 
-def _open_run(settings: EvolveSettings, say: Say) -> _Data:
-    """Load the splits and the seed and check that it builds (a corpus
-    without a manifest, a broken file or a seed that does not build fail
-    here, early), then make the run dir and stamp its scoring version
-    (refusing a run begun under another) and its settings."""
+def _open_run(settings: DataSettings, say: Say) -> _Data:
+    """Load the splits and the seed and check that it builds (a broken file
+    or a seed that does not build fail here, early), then make the run dir,
+    stamp its scoring version (refusing a run begun under another) and
+    resolve the worlds every split is played in."""
     # The corpus and the seed first: a broken file, or a seed that does not
     # build (every evaluation would score 0), leaves no run dir behind.
-    load_manifest(settings.corpus)
     data = _Data(
         train=load_examples(settings.corpus, "train"),
         val=load_examples(settings.corpus, "val"),
@@ -210,16 +224,21 @@ def _open_run(settings: EvolveSettings, say: Say) -> _Data:
     data = _Data(train=resolve_run(settings.run_dir, data.train, wanted),
                  val=resolve_run(settings.run_dir, data.val, wanted),
                  test=resolve_run(settings.run_dir, data.test, wanted), seed=data.seed)
-    (settings.run_dir / "settings.json").write_bytes(
-        orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
-    )
     for note in data.seed.notes:
         say(note)
     return data
 
 
+def _write_settings(settings: EvolveSettings) -> None:
+    """settings.json: the whole of what shaped the run, for the report and
+    the agents' evaluation script to read back."""
+    (settings.run_dir / "settings.json").write_bytes(
+        orjson.dumps(settings.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+    )
+
+
 def _scoring(
-    settings: EvolveSettings, data: _Data, runner: Runner | None, say: Say
+    settings: ScoringSettings, data: _Data, runner: Runner | None, say: Say
 ) -> _Scoring:
     """The executor, lnd's results for every scenario (computed once, then
     cached) and the evaluator with the run's evaluation cache."""
@@ -241,7 +260,7 @@ def _scoring(
 
 
 def _search(
-    settings: EvolveSettings, proposers: Sequence[Proposer], data: _Data, scoring: _Scoring,
+    settings: SearchSettings, proposers: Sequence[Proposer], data: _Data, scoring: _Scoring,
     ledger: CostLedger, say: Say, acceptance: AcceptanceRule,
 ) -> _Search:
     """The budget, the proposal dispatcher, the run log and the resume state,
@@ -304,14 +323,14 @@ def _search(
     return _Search(budget=budget, dispatcher=dispatcher, runlog=runlog, config=config)
 
 
-def _stop_notes(settings: EvolveSettings, search: _Search, ledger: CostLedger) -> list[str]:
+def _stop_notes(max_cost: float | None, search: _Search, ledger: CostLedger) -> list[str]:
     """Why the search stopped before its budget, if it did."""
     notes = []
     if (why := search.dispatcher.exhausted()) is not None:
         notes.append(_stopped_early(why, search.budget))
-    if _over_cost(settings.max_cost, ledger):
+    if _over_cost(max_cost, ledger):
         notes.append(f"Stopped at the cost limit: the LM replies cost {ledger.describe()} of "
-                     f"--max-cost ${settings.max_cost:.2f}, after {search.budget.used} of "
+                     f"--max-cost ${max_cost:.2f}, after {search.budget.used} of "
                      f"{search.budget.limit} evaluations.")
     return notes
 
