@@ -8,7 +8,6 @@ per source hash into the cache folder.
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -21,8 +20,7 @@ from routesim_evolve.build.gomodule import (
     cache_root,
     go_module_dir,
 )
-from routesim_evolve.build.tools import GoTool, tool_binary
-from routesim_evolve.build.trusted import open_checked
+from routesim_evolve.build.tools import GoTool, run_tool, tool_binary
 
 #: The allow-list file, relative to the Go module.
 ALLOWLIST_FILE = Path("cmd/candcheck/allowlist.json")
@@ -112,20 +110,14 @@ def check_source(
     check and the start changes nothing."""
     go_dir = go_dir or go_module_dir()
     root = root or cache_root()
-    tool = candcheck_binary(go_dir, root)
     scratch = root / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="check-", dir=scratch) as tmp:
         path = Path(tmp) / CANDIDATE_SLOT.name
         path.write_text(source, encoding="utf-8", errors="surrogateescape")
         pkgdir = go_dir / CANDIDATE_SLOT.parent
-        with open_checked(tool) as checked:
-            proc = subprocess.run(
-                [checked.exec_path, "-pkgdir", str(pkgdir), str(path)],
-                capture_output=True,
-                timeout=120,
-                pass_fds=(checked.fd,),
-            )
+        proc = run_tool(CANDCHECK, ["-pkgdir", str(pkgdir), str(path)], timeout=120,
+                        go_dir=go_dir, root=root)
     if proc.returncode not in (0, 1):
         raise GoToolchainError(f"candcheck exited {proc.returncode}: {proc.stderr.decode()}")
     try:

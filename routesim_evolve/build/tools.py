@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 import routesim_evolve.build.gomodule as gomodule
-from routesim_evolve.build.trusted import make_trusted
+from routesim_evolve.build.trusted import make_trusted, open_checked
 
 
 class GoTool(BaseModel):
@@ -56,3 +57,14 @@ def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = No
             raise gomodule.GoToolchainError(f"building {tool.name} failed:\n{proc.stderr}")
 
     return make_trusted(binary, root / "locks", build)
+
+
+def run_tool(tool: GoTool, args: Sequence[str], *, timeout: float, go_dir: Path | None = None,
+             root: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run the tool (built on first use) with `args`, capturing its output:
+    the descriptor whose bytes were checked is what runs, so a swap between
+    the check and the start changes nothing. Raises TrustedFileChanged when
+    its bytes are not the ones built."""
+    with open_checked(tool_binary(tool, go_dir, root)) as checked:
+        return subprocess.run([checked.exec_path, *args], capture_output=True, timeout=timeout,
+                              pass_fds=(checked.fd,))

@@ -33,9 +33,9 @@ cache folder between two runs can replace a file and its record together,
 and the next process trusts the pair. Keeping the cache folder out of every
 agent's writable binds, and the files read-only, is what guards that. The
 toolchain is checked before each `go` command, but go then starts compile
-and link by path, so a swap within that command is not seen; the corpus
-commands run scenariocheck and maxflow by the path `tool_binary` checked.
-root ignores a-w, and can set the clock back to forge a ctime.
+and link by path, so a swap within that command is not seen; the tools
+(candcheck, scenariocheck, maxflow) run through their checked descriptor
+(`tools.run_tool`). root ignores a-w, and can set the clock back to forge a ctime.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ what Go accepted with the models of `schema.py`.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -18,7 +17,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError
-from routesim_evolve.build.tools import GoTool, tool_binary
+from routesim_evolve.build.tools import GoTool, run_tool
 
 #: scenariocheck and the packages it is built from.
 SCENARIOCHECK = GoTool(
@@ -67,13 +66,12 @@ def check_files(
     """Go's verdict on scenario files (each with its graph), or on graph files
     when `graphs`, in the order given. Raises GoToolchainError when the tool
     cannot be built or run; a bad file never raises."""
-    tool = tool_binary(SCENARIOCHECK)
     verdicts: list[FileVerdict] = []
     names = [os.fspath(p) for p in paths]
     for start in range(0, len(names), _BATCH):
         batch = names[start:start + _BATCH]
-        args = [str(tool), *(["-graph"] if graphs else []), "--", *batch]
-        proc = subprocess.run(args, capture_output=True, timeout=600)
+        args = [*(["-graph"] if graphs else []), "--", *batch]
+        proc = run_tool(SCENARIOCHECK, args, timeout=600)
         if proc.returncode not in (0, 1):
             raise GoToolchainError(
                 f"scenariocheck exited {proc.returncode}: {proc.stderr.decode()}"

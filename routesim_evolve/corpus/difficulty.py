@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -30,7 +29,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError
-from routesim_evolve.build.tools import GoTool, tool_binary
+from routesim_evolve.build.tools import GoTool, run_tool
 from routesim_evolve.corpus.schema import Payment
 from routesim_evolve.corpus.settings import ArenaSettings
 
@@ -75,9 +74,7 @@ def starting_flows(paths: Sequence[str | os.PathLike[str]]) -> list[list[int]]:
     """For each scenario file, the max flow in msat from its sender to each
     payment's target in its world at the start (Go's `maxflow`). Raises
     GoToolchainError when the tool cannot be built or run."""
-    tool = tool_binary(MAXFLOW)
-    proc = subprocess.run([str(tool), "--", *map(os.fspath, paths)], capture_output=True,
-                          timeout=3600)
+    proc = run_tool(MAXFLOW, ["--", *map(os.fspath, paths)], timeout=3600)
     if proc.returncode != 0:
         raise GoToolchainError(f"maxflow exited {proc.returncode}: {proc.stderr.decode()}")
     try:
