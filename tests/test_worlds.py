@@ -121,7 +121,7 @@ def test_a_run_keeps_its_secret_private_and_plays_it_again(tiny_corpus: Path, tm
     assert stat.S_IMODE((tmp_path / SECRET_FILE).stat().st_mode) == 0o600
     assert run_secret(tmp_path) == first  # a resume
     train = load_examples(tiny_corpus, "train")
-    played = resolve_run(tmp_path, train)
+    played = resolve_run(tmp_path, train, run_secret(tmp_path))
     again = played_examples(tmp_path, "train")
     assert again == played and played != train
 

@@ -216,10 +216,10 @@ def resolved_dir(run_dir: Path) -> Path:
 
 
 def resolve_run(run_dir: Path, examples: Sequence[ScenarioExample],
-                wanted: WorldSecret | None = None) -> list[ScenarioExample]:
-    """The examples as the run plays them, under its secret (`wanted`, or a
-    fresh one, on its first start), written under its worlds folder."""
-    return resolve(examples, run_secret(run_dir, wanted), resolved_dir(run_dir))
+                secret: WorldSecret) -> list[ScenarioExample]:
+    """The examples as the run plays them, under its secret (run_secret's),
+    written under its worlds folder."""
+    return resolve(examples, secret, resolved_dir(run_dir))
 
 
 def played_examples(run_dir: Path, split: str) -> list[ScenarioExample] | None:

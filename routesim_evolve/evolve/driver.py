@@ -218,12 +218,12 @@ def _open_run(settings: DataSettings, say: Say) -> _Data:
     check_seed_builds(data.seed)
     settings.run_dir.mkdir(parents=True, exist_ok=True)
     # Every split is played in worlds no candidate can replay (corpus/worlds.py).
-    wanted = settings.world_secret
+    secret = run_secret(settings.run_dir, settings.world_secret)
     claim_scoring(settings.run_dir, simulator=module_fingerprint(include_candidate=False),
-                  worlds=run_secret(settings.run_dir, wanted).rule)
-    data = _Data(train=resolve_run(settings.run_dir, data.train, wanted),
-                 val=resolve_run(settings.run_dir, data.val, wanted),
-                 test=resolve_run(settings.run_dir, data.test, wanted), seed=data.seed)
+                  worlds=secret.rule)
+    data = _Data(train=resolve_run(settings.run_dir, data.train, secret),
+                 val=resolve_run(settings.run_dir, data.val, secret),
+                 test=resolve_run(settings.run_dir, data.test, secret), seed=data.seed)
     for note in data.seed.notes:
         say(note)
     return data
