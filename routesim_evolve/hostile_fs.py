@@ -9,7 +9,7 @@ returns), a device, a file of a gibibyte, or a file swapped for another
 between a check and a use. So the harness never goes through a path there:
 
 * it opens the folder once, as a descriptor, when it has just made the
-  folder itself (`fresh_folder`), and every name relative to that
+  folder itself, and every name relative to that
   descriptor, never following a link (O_NOFOLLOW), never waiting on a FIFO
   (O_NONBLOCK);
 * it reads a file only when the descriptor it opened is of a regular file
@@ -28,7 +28,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -130,12 +129,6 @@ class Folder:
                 if len(found) >= limit:
                     break
         return found
-
-
-def fresh_folder(parent: Path, prefix: str) -> Path:
-    """A new, empty folder under `parent` (mode 0700), made by the harness:
-    nothing in it yet that anyone else put there."""
-    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 
 
 def _read_at_most(fd: int, limit: int) -> bytes:

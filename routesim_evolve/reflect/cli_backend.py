@@ -329,9 +329,8 @@ class AgentCLIBackend(PlumbedBackend):
         server's spool). Raises ProposalFailed when no usable file comes out
         of two rounds."""
         spent = Usage()
-        task = _AgentTask(
-            instructions=agent_instructions(prompt, eval_script).encode(),
-            original=candidate, eval_script=eval_script, spool=tuple(writable_dirs))
+        task = _AgentTask(instructions=agent_instructions(prompt, eval_script).encode(),
+                          eval_script=eval_script, spool=tuple(writable_dirs))
         start = candidate.encode()
         message = AGENT_TASK
         with self._private_home() as home:
@@ -446,7 +445,6 @@ class _AgentTask(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     instructions: bytes
-    original: str
     eval_script: Path | None
     spool: tuple[Path, ...]
 
