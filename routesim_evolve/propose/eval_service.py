@@ -150,7 +150,7 @@ def _serve(spool: Path, scorer: MinibatchEvaluations, names: list[str],
     with Folder(spool) as folder:
         handled: set[str] = set()
         while not stop.wait(_POLL_S):
-            for request in _requests(folder, handled):
+            for request in _requests(folder, handled, scorer.max_requests):
                 handled.add(request)
                 _handle(folder, request, scorer, names, served=len(handled))
 
@@ -171,10 +171,10 @@ def _handle(folder: Folder, request: str, scorer: MinibatchEvaluations, names: l
         log.exception("agent eval: request %s failed", request)
 
 
-def _requests(folder: Folder, handled: set[str]) -> list[str]:
+def _requests(folder: Folder, handled: set[str], allowance: int) -> list[str]:
     """The new requests waiting, oldest name first; none once twice the
     allowance has been asked (what an agent sends past it is not read)."""
-    if len(handled) >= _IGNORED_PAST * MAX_REQUESTS:
+    if len(handled) >= _IGNORED_PAST * allowance:
         return []
     return sorted(m.group(1) for entry in folder.names(_LISTED)
                   if (m := _REQUEST.match(entry)) and m.group(1) not in handled)
