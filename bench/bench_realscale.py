@@ -47,7 +47,7 @@ from routesim_evolve.report.heldout import render_sanity
 from routesim_evolve.score.compare import compare_routers
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.reference import LDK, ORACLE, PRODUCTION_ROUTERS, ReferenceCache
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
 
 REPO = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from routesim_evolve.build.gomodule import GoToolchainError, require_modules
 from routesim_evolve.build.source import NotSourceText, read_source
 from routesim_evolve.cli_error import UserError
-from routesim_evolve.corpus.cli import corpus_command
+from routesim_evolve.corpus.commands import corpus_command
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret
@@ -203,7 +203,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         return
     if corpus is None:
         _fail("--corpus is required (e.g. --corpus corpus); see --help")
-    from routesim_evolve.evolve.cli_run import default_run_name, run_evolution
+    from routesim_evolve.evolve.run_command import default_run_name, run_evolution
 
     # Parsed here, at the edge: a malformed one stops before any work.
     wanted = _world_secret(run_world_secret) if run_world_secret is not None else None

@@ -6,7 +6,7 @@ every option, and corpus/README.md for the command that made the bundled corpus.
     python scripts/gen_scenarios.py --out corpus --seed 1 --nodes 400,700
 """
 
-from routesim_evolve.corpus.cli import generate_command
+from routesim_evolve.corpus.commands import generate_command
 
 if __name__ == "__main__":
     generate_command(prog_name="gen_scenarios.py")

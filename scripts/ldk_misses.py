@@ -40,7 +40,7 @@ from pathlib import Path
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.simulate.reference import LDK, ReferenceCache
-from routesim_evolve.simulate.result import PaymentResult
+from routesim_evolve.simulate.result_format import PaymentResult
 
 
 def receiver_one_sided(graph: dict, target: str) -> bool:

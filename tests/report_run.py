@@ -16,7 +16,7 @@ from routesim_evolve.score.axes import score_result
 from routesim_evolve.score.compare import Comparison, result_score
 from routesim_evolve.score.evaluator import Evaluation, candidate_hash, eval_cache_file
 from routesim_evolve.score.stats import compare_paired
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 SEED = "package main\n\n// seed\nfunc route() int {\n\treturn 1\n}\n"
 CHILD = SEED.replace("return 1", "return 2 // child's change")

@@ -18,7 +18,7 @@ from routesim_evolve.evolve.acceptance import (
 )
 from routesim_evolve.score.axes import ScoreAxes, payment_shares, score_result
 from routesim_evolve.score.feedback import ScenarioFeedback
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 AXES = ScoreAxes(success=0.5, retry_efficiency=0.5, fee_efficiency=0.5, payments=2)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from routesim_evolve.corpus.cli import corpus_command
+from routesim_evolve.corpus.commands import corpus_command
 from routesim_evolve.corpus.generate import (
     GenerationError,
     derive_seed,

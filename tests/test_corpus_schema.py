@@ -21,7 +21,7 @@ from routesim_evolve.build.allowlist import CANDCHECK
 from routesim_evolve.build.gomodule import build_env, go_binary, go_module_dir
 from routesim_evolve.build.tools import GoTool
 from routesim_evolve.corpus.check import SCENARIOCHECK, check_files
-from routesim_evolve.corpus.cli import corpus_command
+from routesim_evolve.corpus.commands import corpus_command
 from routesim_evolve.corpus.difficulty import MAXFLOW
 from routesim_evolve.corpus.generate import graph_json
 from routesim_evolve.corpus.importers import import_graph_file

@@ -11,7 +11,7 @@ from repo_files import SEED_PATH
 
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
-from routesim_evolve.simulate.runner import run_candidate
+from routesim_evolve.simulate.run_candidate import run_candidate
 
 SEED = SEED_PATH.read_text()
 

@@ -14,7 +14,7 @@ from routesim_evolve.evolve.driver import evolve
 from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.runs.settings import EvolveSettings
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
-from routesim_evolve.simulate.runner import run_candidate
+from routesim_evolve.simulate.run_candidate import run_candidate
 
 
 class CountingRunner:

@@ -46,7 +46,7 @@ from routesim_evolve.score.evaluator import (
     ReferenceResults,
 )
 from routesim_evolve.score.invariants import result_violations
-from routesim_evolve.simulate.outcome import RunStatus
+from routesim_evolve.simulate.run_outcome import RunStatus
 from routesim_evolve.simulate.sandbox import SandboxLimits
 from routesim_evolve.textclip import MAX_FEEDBACK_CHARS
 

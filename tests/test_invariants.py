@@ -14,7 +14,7 @@ from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.invariants import result_violations
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 RESULT = EXAMPLES / "result-example.json"  # attribution-example.json, seed router
@@ -151,7 +151,7 @@ def test_lnd_results_keep_every_rule(tiny_corpus: Path):
 
 
 def test_a_forged_result_scores_zero_with_the_reason(tiny_corpus: Path):
-    from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
+    from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 
     example = load_examples(tiny_corpus, "val")[0]
     honest = next(iter(ReferenceResults().results(example).values()))

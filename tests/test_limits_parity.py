@@ -10,7 +10,7 @@ from repo_files import REPO
 
 from routesim_evolve.corpus.schema import Payment, PaymentDefaults
 from routesim_evolve.score.invariants import MAX_ROUTE_HOPS
-from routesim_evolve.simulate.result import AttemptRecord
+from routesim_evolve.simulate.result_format import AttemptRecord
 
 LIMITS = json.loads((REPO / "docs" / "examples" / "limits.json").read_text())
 

@@ -28,9 +28,9 @@ from routesim_evolve.simulate.executor import (
     ExecutorSettings,
     open_executor,
 )
-from routesim_evolve.simulate.outcome import RunStatus
 from routesim_evolve.simulate.ray_executor import RayExecutor, RemoteRun, connect, run_remote
 from routesim_evolve.simulate.reference import ReferenceCache
+from routesim_evolve.simulate.run_outcome import RunStatus
 from routesim_evolve.simulate.sandbox import SandboxLimits
 
 #: Two bundled val scenarios from different arenas and graphs.

@@ -12,7 +12,7 @@ import pytest
 from routesim_evolve.report.heldout import axis_rows, render_axes, sanity_flags
 from routesim_evolve.score.axes import ScoreAxes
 from routesim_evolve.score.compare import Comparison, RouterScore, delivered_costs
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 RESULT = Path(__file__).resolve().parents[1] / "docs" / "examples" / "result-example.json"
 

@@ -8,7 +8,7 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "result-example.json"
 

@@ -7,7 +7,7 @@ import pytest
 
 from routesim_evolve.score.axes import ZERO, ScoreAxes, score_result
 from routesim_evolve.score.feedback import describe_result
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "result-example.json"
 

@@ -28,8 +28,8 @@ from routesim_evolve.build.allowlist import check_source
 from routesim_evolve.build.cache import BinaryCache
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, NOLND_TAG, go_module_dir
 from routesim_evolve.build.trusted import TrustedFileChanged
-from routesim_evolve.simulate.outcome import RunStatus
 from routesim_evolve.simulate.reference import ReferenceCache, available_routers
+from routesim_evolve.simulate.run_outcome import RunStatus
 from routesim_evolve.simulate.sandbox import SandboxLimits, run_binary
 
 SEED = (go_module_dir() / CANDIDATE_SLOT).read_text()

@@ -8,7 +8,7 @@ from pathlib import Path
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash
-from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
+from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import SandboxLimits, _Exit, classify
 from routesim_evolve.textclip import MAX_FEEDBACK_CHARS, clip_block, quoted_output
 

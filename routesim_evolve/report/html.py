@@ -31,7 +31,7 @@ from routesim_evolve.runs.reader import (
 from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.compare import Comparison, control_router
 from routesim_evolve.score.evaluator import ReferenceResults, References
-from routesim_evolve.simulate.result import PaymentResult
+from routesim_evolve.simulate.result_format import PaymentResult
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("routesim_evolve.report", "templates"),

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from routesim_evolve.simulate.result import PaymentResult
+from routesim_evolve.simulate.result_format import PaymentResult
 
 
 class SizeBucket(BaseModel):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from routesim_evolve.simulate.result import PaymentResult, Result
+from routesim_evolve.simulate.result_format import PaymentResult, Result
 
 #: Moves whenever a change here moves any score: evaluations cached and runs
 #: begun under another version are not mixed with this one's.

@@ -26,7 +26,7 @@ from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret, resolve
 from routesim_evolve.score.axes import ScoreAxes, ScoreTerms, score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, ReferenceResults
 from routesim_evolve.score.stats import PairedComparison, compare_paired
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.routers import ORACLE
 from routesim_evolve.textclip import clip_line
 

@@ -35,8 +35,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from routesim_evolve.fsutil import atomic_write
-from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
+from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 
 #: What usually makes a Go router differ between two runs of one input.
 LIKELY_CAUSES = (

@@ -40,11 +40,11 @@ from routesim_evolve.score.determinism import RECHECK_SHARE, DeterminismCheck
 from routesim_evolve.score.feedback import ScenarioFeedback, describe_result
 from routesim_evolve.score.invariants import result_violations
 from routesim_evolve.simulate.executor import LOCAL, Executor
-from routesim_evolve.simulate.outcome import RunOutcome
 from routesim_evolve.simulate.reference import ReferenceCache
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.routers import ORACLE, PRODUCTION_ROUTERS, bridge_of
-from routesim_evolve.simulate.runner import run_candidate
+from routesim_evolve.simulate.run_candidate import run_candidate
+from routesim_evolve.simulate.run_outcome import RunOutcome
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
 from routesim_evolve.textclip import clip_block
 

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.score.axes import ScoreAxes, score_result
-from routesim_evolve.simulate.result import PaymentResult, Result
+from routesim_evolve.simulate.result_format import PaymentResult, Result
 from routesim_evolve.simulate.routers import stack_of
 
 #: The side-info key under which GEPA carries a ScenarioFeedback to the proposers.

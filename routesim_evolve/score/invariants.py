@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from routesim_evolve.corpus.schema import Payment, Scenario
-from routesim_evolve.simulate.result import PaymentResult, Result
+from routesim_evolve.simulate.result_format import PaymentResult, Result
 
 #: Seconds per block on the simulator's virtual clock (go/sim/world.go).
 BLOCK_INTERVAL_S = 600

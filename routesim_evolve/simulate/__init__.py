@@ -7,21 +7,21 @@ sandbox; every failure is a score-0 `RunOutcome` with feedback.
 records (`routers.py`).
 """
 
-from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.reference import (
     ReferenceCache,
     ReferenceRunError,
     available_routers,
     reference_result,
 )
-from routesim_evolve.simulate.result import AttemptRecord, PaymentResult, Result, Totals
+from routesim_evolve.simulate.result_format import AttemptRecord, PaymentResult, Result, Totals
 from routesim_evolve.simulate.routers import (
     LND_ROUTERS,
     ORACLE,
     PRODUCTION_ROUTERS,
     REFERENCE_ROUTERS,
 )
-from routesim_evolve.simulate.runner import run_candidate
+from routesim_evolve.simulate.run_candidate import run_candidate
+from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import (
     SandboxLimits,
     network_isolation_available,

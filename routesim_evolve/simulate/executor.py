@@ -21,7 +21,7 @@ from typing import Protocol, Unpack
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from routesim_evolve.simulate.outcome import RunOutcome
+from routesim_evolve.simulate.run_outcome import RunOutcome
 from routesim_evolve.simulate.sandbox import RunOptions, run_binary
 
 #: Seconds to wait for a cluster's address to answer before giving up on it

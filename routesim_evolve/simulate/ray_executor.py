@@ -45,7 +45,7 @@ from routesim_evolve.build.trusted import (
 )
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import atomic_write, evict_oldest, touch_if_stale
-from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
+from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary
 
 log = logging.getLogger(__name__)

@@ -28,9 +28,9 @@ from routesim_evolve.build.trusted import open_checked
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import GIB, atomic_write, file_lock
 from routesim_evolve.simulate.executor import LOCAL, Executor
-from routesim_evolve.simulate.outcome import RunOutcome
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.routers import bridge_of
+from routesim_evolve.simulate.run_outcome import RunOutcome
 from routesim_evolve.simulate.sandbox import SandboxLimits
 
 #: Limits of a reference run: lnd is trusted but slower and hungrier.

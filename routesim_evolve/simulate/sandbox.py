@@ -51,9 +51,9 @@ from routesim_evolve.build.trusted import CheckedFile, open_checked
 from routesim_evolve.fsutil import GIB, MIB
 from routesim_evolve.hostile_fs import Folder, HostileEntry
 from routesim_evolve.simulate.diagnose import looks_like_memory, parse_crash, render_frames
-from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.routers import bridge_of
+from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.textclip import clip_block, quoted_output
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from pathlib import Path
 from routesim_evolve.build.cache import BinaryCache, BuildStatus, default_cache
 from routesim_evolve.build.gomodule import GoToolchainError
 from routesim_evolve.simulate.executor import LOCAL, Executor
-from routesim_evolve.simulate.outcome import RunOutcome, RunStatus
+from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, SandboxLimits
 
 _BUILD_STATUS = {

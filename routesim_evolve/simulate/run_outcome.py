@@ -12,7 +12,7 @@ import enum
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.build.cache import BuildOutcome
-from routesim_evolve.simulate.result import Result
+from routesim_evolve.simulate.result_format import Result
 
 
 class RunStatus(enum.StrEnum):
