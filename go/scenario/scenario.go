@@ -36,8 +36,15 @@ type Scenario struct {
 	Traffic        Traffic           `json:"traffic"`
 	AtomicMPP      bool              `json:"atomic_mpp"`
 	Attribution    Attribution       `json:"attribution"`
-	Defaults       PaymentDefaults   `json:"defaults"`
-	Payments       []Payment         `json:"payments"`
+
+	// Rules switches on the checks real nodes make beyond the announced
+	// policy. A file without the block plays none of them, as the
+	// simulator did before they were added, so that earlier results can
+	// be reproduced; the generator writes it.
+	Rules *Rules `json:"rules,omitempty"`
+
+	Defaults PaymentDefaults `json:"defaults"`
+	Payments []Payment       `json:"payments"`
 
 	// Graph is the graph GraphFile names, loaded by Load. GraphFile is a
 	// path relative to the scenario file, so that one graph serves many
@@ -112,6 +119,56 @@ type Attribution struct {
 func (a Attribution) Enabled() bool {
 	return a.StrippedRate+a.ShiftBeforeRate+a.ShiftAfterRate > 0
 }
+
+// Rules are the checks of a real node's channel state that the announced
+// policy does not show (docs/scenario-format.md, "The rules real nodes
+// enforce"). Each is off at its zero value. The state they act on (which
+// side funded a channel, each node's HTLC slots, the slots others' HTLCs
+// keep busy) is drawn from the scenario's seed, like the balances.
+type Rules struct {
+	// ReserveShare is each side's channel reserve as a share of the
+	// capacity (BOLT 02 channel_reserve_satoshis; lnd and Core Lightning
+	// ask 1 %), never below DustLimitSat: a side cannot spend it.
+	ReserveShare float64 `json:"reserve_share"`
+
+	// DustLimitSat is the floor of the reserve (lnd's 354 sat).
+	DustLimitSat uint64 `json:"dust_limit_sat"`
+
+	// CommitFeerateSatPerKw is the commitment transaction's fee rate. The
+	// side that funded the channel pays that fee, and lnd keeps it able to
+	// pay twice the rate with one more HTLC (lnwallet.CalcFeeBuffer).
+	CommitFeerateSatPerKw uint64 `json:"commit_feerate_sat_per_kw"`
+
+	// AnchorsSat is what the funder's two anchor outputs take from its
+	// side (2 × 330 sat on anchor channels).
+	AnchorsSat uint64 `json:"anchors_sat"`
+
+	// HTLCSlots limits the HTLCs in flight on each channel direction.
+	HTLCSlots HTLCSlots `json:"htlc_slots"`
+}
+
+// HTLCSlots is how many HTLCs a node accepts in flight on one channel
+// (BOLT 02 max_accepted_htlcs) and how many others' payments keep busy.
+// Limits of 0 switch the rule off.
+type HTLCSlots struct {
+	// LargeLimit is most nodes' max_accepted_htlcs (lnd's 483).
+	LargeLimit uint16 `json:"large_limit"`
+
+	// SmallLimit is the limit of a SmallShare of the nodes (Core
+	// Lightning's max-concurrent-htlcs and eclair's default, 30).
+	SmallLimit uint16  `json:"small_limit"`
+	SmallShare float64 `json:"small_share"`
+
+	// BusyShare is the share of channel directions that others' payments
+	// keep busy: between BusyHTLCsMin and BusyHTLCsMax of their HTLCs are
+	// in flight there (no more than the limit), the others' none.
+	BusyShare    float64 `json:"busy_share"`
+	BusyHTLCsMin uint16  `json:"busy_htlcs_min"`
+	BusyHTLCsMax uint16  `json:"busy_htlcs_max"`
+}
+
+// MaxAcceptedHTLCs is BOLT 02's ceiling on max_accepted_htlcs.
+const MaxAcceptedHTLCs = 483
 
 // PaymentDefaults are the payment settings a payment does not override.
 type PaymentDefaults struct {

@@ -174,6 +174,9 @@ func (sc *Scenario) Validate() error {
 	if err := sc.validateDefaults(); err != nil {
 		return err
 	}
+	if err := sc.validateRules(); err != nil {
+		return err
+	}
 	if err := sc.validateSource(); err != nil {
 		return err
 	}
@@ -205,6 +208,48 @@ func (sc *Scenario) validateDefaults() error {
 	case d.CltvLimitDelta <= uint32(d.FinalCLTVDelta):
 		return &FieldError{sc.Path, "defaults.cltv_limit_delta", RuleRange, fmt.Sprintf(
 			"must exceed final_cltv_delta (%d), got %d", d.FinalCLTVDelta, d.CltvLimitDelta)}
+	}
+	return nil
+}
+
+// validateRules checks the rules block, when there is one.
+func (sc *Scenario) validateRules() error {
+	r := sc.Rules
+	if r == nil {
+		return nil
+	}
+	s := r.HTLCSlots
+	for _, n := range []struct {
+		field string
+		v     float64
+	}{
+		{"rules.reserve_share", r.ReserveShare},
+		{"rules.htlc_slots.small_share", s.SmallShare},
+		{"rules.htlc_slots.busy_share", s.BusyShare},
+	} {
+		if n.v < share.min || n.v > share.max {
+			return &FieldError{sc.Path, n.field, RuleRange, fmt.Sprintf("%s, got %v", share.want, n.v)}
+		}
+	}
+	for _, n := range []struct {
+		field string
+		v     uint16
+	}{
+		{"rules.htlc_slots.large_limit", s.LargeLimit},
+		{"rules.htlc_slots.small_limit", s.SmallLimit},
+	} {
+		if n.v > MaxAcceptedHTLCs {
+			return &FieldError{sc.Path, n.field, RuleRange, fmt.Sprintf(
+				"must be at most %d (BOLT 02's max_accepted_htlcs), got %d", MaxAcceptedHTLCs, n.v)}
+		}
+	}
+	if (s.LargeLimit == 0) != (s.SmallLimit == 0) {
+		return &FieldError{sc.Path, "rules.htlc_slots", RuleRange,
+			"large_limit and small_limit are both 0 (no slot limit) or both positive"}
+	}
+	if s.BusyHTLCsMin > s.BusyHTLCsMax {
+		return &FieldError{sc.Path, "rules.htlc_slots.busy_htlcs_min", RuleRange, fmt.Sprintf(
+			"must not exceed busy_htlcs_max (%d), got %d", s.BusyHTLCsMax, s.BusyHTLCsMin)}
 	}
 	return nil
 }

@@ -95,9 +95,11 @@ func (b *bound) check(delivered lnwire.MilliSatoshi, caps []uint64) {
 }
 
 // capacities is what each direction can carry for the payment: nothing
-// where no route of the payment can pass, else at most perEdge maximum
-// HTLCs and, with balances, its balance in the world now. The sender's own
-// channel is bound by its balance alone (or not at all, without balances).
+// where no route of the payment can pass or others' HTLCs fill every slot,
+// else at most perEdge maximum HTLCs (no more than its free slots where
+// they are in flight together) and, with balances, what it can spend in
+// the world now. The sender's own channel is bound by its balance alone
+// (or not at all, without balances).
 func (b *bound) capacities(perEdge uint64, balances bool) []uint64 {
 	net := b.w.net
 	caps := make([]uint64, len(b.usable))
@@ -109,10 +111,18 @@ func (b *bound) capacities(perEdge uint64, balances bool) []uint64 {
 		d := dir % 2
 		caps[dir] = math.MaxUint64
 		if balances {
-			caps[dir] = uint64(c.local[d])
+			caps[dir] = uint64(c.spendable(d))
 		}
-		if c.nodes[d] != b.w.source {
-			caps[dir] = min(caps[dir], saturating.Mul(perEdge, uint64(c.actual[d].MaxHTLC)))
+		htlcs := perEdge
+		if b.spec.Atomic || b.dynamic {
+			// The HTLCs counted here are in flight together: the parts
+			// of one round, or every arrived part held to the end.
+			htlcs = min(htlcs, uint64(c.freeSlots(d)))
+		}
+		if c.freeSlots(d) == 0 {
+			caps[dir] = 0 // others' HTLCs fill it for the whole payment
+		} else if c.nodes[d] != b.w.source {
+			caps[dir] = min(caps[dir], saturating.Mul(htlcs, uint64(c.actual[d].MaxHTLC)))
 		}
 	}
 	return caps
@@ -199,7 +209,7 @@ func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
 		if !net.forwards(dir, w.source) {
 			return 0
 		}
-		return uint64(net.channels[dir/2].local[dir%2])
+		return uint64(net.channels[dir/2].bandwidth(dir % 2))
 	})
 	return lnwire.MilliSatoshi(flow)
 }

@@ -21,6 +21,7 @@ func TestBoundOnALine(t *testing.T) {
 		name   string
 		hops   int
 		amount lnwire.MilliSatoshi
+		atomic bool
 		change func(w *World)
 		want   lnwire.MilliSatoshi // reached
 	}{
@@ -44,6 +45,23 @@ func TestBoundOnALine(t *testing.T) {
 			change: func(w *World) { w.net.channels[1].actual[0] = nil }, want: 0},
 		{name: "the sender's own policy binds nothing", hops: 3, amount: amount,
 			change: func(w *World) { w.net.channels[0].actual[0].MinHTLC = 4 * amount }, want: amount},
+		{name: "a reserve", hops: 3, amount: amount,
+			change: func(w *World) { w.net.channels[1].keep[0] = 250_000_000 }, want: 50_000_000},
+		{name: "no free HTLC slot", hops: 3, amount: amount,
+			change: func(w *World) { w.net.channels[1].slotLimit[0], w.net.channels[1].slotsUsed[0] = 30, 30 },
+			want:   0},
+		{name: "free slots bind parts held together", hops: 3, amount: amount, atomic: true,
+			change: func(w *World) {
+				middle(w).MaxHTLC = amount / 100
+				w.net.channels[1].slotLimit[0], w.net.channels[1].slotsUsed[0] = 30, 28
+			},
+			want: amount / 100 * 2},
+		{name: "free slots free again between parts settled apart", hops: 3, amount: amount,
+			change: func(w *World) {
+				middle(w).MaxHTLC = amount / 100
+				w.net.channels[1].slotLimit[0], w.net.channels[1].slotsUsed[0] = 30, 28
+			},
+			want: amount / 100 * 20},
 		{name: "twenty hops", hops: MaxRouteHops, amount: amount, want: amount},
 		{name: "twenty-one hops", hops: MaxRouteHops + 1, amount: amount, want: 0},
 	}
@@ -51,6 +69,7 @@ func TestBoundOnALine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := lineScenario(tt.hops+1, 1_000_000, testPolicy(1000, 100, 40), uint64(tt.amount))
 			sc.Defaults.CltvLimitDelta = 2016 + 20*40 // the line's deltas alone never bind
+			sc.AtomicMPP = tt.atomic
 			w := mustWorld(t, sc)
 			setAllBalances(w, balance)
 			if tt.change != nil {
@@ -149,7 +168,13 @@ func TestBoundAtLaterRounds(t *testing.T) {
 // routers and checks that no payment outside the bound succeeds and that the
 // totals count the feasible payments.
 func TestNoRouterBeatsTheBound(t *testing.T) {
-	forEachHopRun(t, func(name string, res *Result) {
+	forEachHopRun(t, checkBoundHolds(t))
+	forEachHopRunWith(t, func(sc *scenario.Scenario) { sc.Rules = testRules() }, checkBoundHolds(t))
+}
+
+// checkBoundHolds is TestNoRouterBeatsTheBound's check of one result.
+func checkBoundHolds(t *testing.T) func(name string, res *Result) {
+	return func(name string, res *Result) {
 		feasible := 0
 		for _, p := range res.Payments {
 			if p.Success && !p.Feasible {
@@ -167,5 +192,5 @@ func TestNoRouterBeatsTheBound(t *testing.T) {
 		if feasible != res.Totals.Feasible || feasible == 0 {
 			t.Errorf("%s: %d feasible payments, totals say %d", name, feasible, res.Totals.Feasible)
 		}
-	})
+	}
 }

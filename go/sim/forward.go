@@ -62,7 +62,11 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 		ci := net.chanIndex[hop.ChannelID]
 		c := &net.channels[ci]
 		d := c.direction(prevNode)
-		if msg, upd := forwardCheck(c, d, rt, i, height, timestamp); msg != nil {
+		msg, upd := forwardCheck(c, d, rt, i, height, timestamp)
+		if msg == nil {
+			msg = addHTLC(c, d)
+		}
+		if msg != nil {
 			w.release(holds)
 			out := forwardOutcome{failIdx: i, failure: msg, update: upd}
 			if upd != nil {
@@ -90,7 +94,8 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 // balance), the time-lock delta. The sender checks only
 // what its own link's canSendHtlc checks of the route (CheckHtlcTransit):
 // the expiry and its balance. It returns the failure and the channel
-// update it carries, or nil when the node forwards.
+// update it carries, or nil when the node forwards (addHTLC then checks
+// the slots).
 func forwardCheck(c *channel, d int, rt *route.Route, i int, height,
 	timestamp uint32) (lnwire.FailureMessage, *lnwire.ChannelUpdate1) {
 
@@ -138,10 +143,21 @@ func canSend(c *channel, d int, amt lnwire.MilliSatoshi, lock, height uint32,
 		return lnwire.NewExpiryTooSoon(*upd), upd
 	case lock > height+MaxOutgoingCltvExpiry:
 		return &lnwire.FailExpiryTooFar{}, nil
-	case c.local[d] < amt:
+	case c.spendable(d) < amt:
 		return lnwire.NewTemporaryChannelFailure(balanceUpd), balanceUpd
 	}
 	return nil, nil
+}
+
+// addHTLC is the last check of a node offering an HTLC over direction d of
+// c, when its link adds it to the channel (htlcswitch's
+// handleDownstreamUpdateAdd): the receiving node's max_accepted_htlcs
+// (lnwallet's validateCommitmentSanity). The failure carries no update.
+func addHTLC(c *channel, d int) lnwire.FailureMessage {
+	if c.freeSlots(d) == 0 {
+		return lnwire.NewTemporaryChannelFailure(nil)
+	}
+	return nil
 }
 
 // receiverCheck is what the receiver checks of the HTLC it got, in lnd's

@@ -121,6 +121,80 @@ func TestForwardFailureCodes(t *testing.T) {
 			},
 			wantIdx: 2, want: "temporary_channel_failure", update: true,
 		},
+		// The rules real nodes enforce (rules.go); in each the old
+		// simulator forwarded, the balance covering the shard.
+		{
+			// lnwallet's availableCommitmentBalance: the reserve is not
+			// spendable; canSendHtlc refuses with the update.
+			name: "reserve",
+			world: func(w *World) {
+				w.net.channels[1].setBalance(amt + 5_000_000)
+				w.net.channels[1].keep[0] = 10_000_000
+			},
+			wantIdx: 1, want: "temporary_channel_failure", update: true,
+		},
+		{
+			// The sender's own link: its reserve binds it too, and it
+			// learns nothing from its own update.
+			name: "sender's reserve",
+			world: func(w *World) {
+				w.net.channels[0].setBalance(amt + 5_000_000)
+				w.net.channels[0].keep[0] = 10_000_000
+			},
+			wantIdx: 0, want: "temporary_channel_failure",
+		},
+		{
+			// The funder keeps lnwallet.CalcFeeBuffer: at 2,500 sat/kw,
+			// 2 × 2.5 × (1,124 + 172) = 6,480 sat of a 5,000-sat margin.
+			name: "funder's fee buffer",
+			world: func(w *World) {
+				w.net.channels[1].setBalance(amt + 5_000_000)
+				w.net.channels[1].feeRate[0] = 2500
+			},
+			wantIdx: 1, want: "temporary_channel_failure", update: true,
+		},
+		{
+			// The fee buffer grows with the HTLCs on the commitment:
+			// 6,480 sat fits a 7,000-sat margin, 7,340 with one more
+			// HTLC (either way) does not.
+			name: "fee buffer counts the HTLCs in flight",
+			world: func(w *World) {
+				w.net.channels[1].setBalance(amt + 7_000_000)
+				w.net.channels[1].feeRate[0] = 2500
+				w.net.channels[1].slotsUsed[1] = 1
+			},
+			wantIdx: 1, want: "temporary_channel_failure", update: true,
+		},
+		{
+			// The receiving node's max_accepted_htlcs: lnwallet's
+			// validateCommitmentSanity, which handleDownstreamUpdateAdd
+			// turns into temporary_channel_failure without an update.
+			name: "no free HTLC slot",
+			world: func(w *World) {
+				w.net.channels[1].slotLimit[0] = 30
+				w.net.channels[1].slotsUsed[0] = 30
+			},
+			wantIdx: 1, want: "temporary_channel_failure",
+		},
+		{
+			// Slots are checked when the link adds the HTLC, after every
+			// check of CheckHtlcForward.
+			name: "cltv delta before slots",
+			world: func(w *World) {
+				w.net.channels[2].actual[0].TimeLockDelta += 1
+				w.net.channels[2].slotLimit[0] = 30
+				w.net.channels[2].slotsUsed[0] = 30
+			},
+			wantIdx: 2, want: "incorrect_cltv_expiry", update: true,
+		},
+		{
+			name: "a free slot is enough",
+			world: func(w *World) {
+				w.net.channels[1].slotLimit[0] = 30
+				w.net.channels[1].slotsUsed[0] = 29
+			},
+			wantIdx: -1,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,7 +206,7 @@ func TestForwardFailureCodes(t *testing.T) {
 			if tc.mangle != nil {
 				tc.mangle(rt)
 			}
-			before := balances(w)
+			before, slots := balances(w), slotsInUse(w)
 			out := w.forward(rt, 40)
 			if out.failIdx != tc.wantIdx {
 				t.Fatalf("failing position %d (%v), want %d", out.failIdx, out.failure, tc.wantIdx)
@@ -150,12 +224,23 @@ func TestForwardFailureCodes(t *testing.T) {
 				if got := balances(w); got != before {
 					t.Fatalf("failed shard changed balances: %v -> %v", before, got)
 				}
+				if got := slotsInUse(w); got != slots {
+					t.Fatalf("failed shard changed the slots in use: %v -> %v", slots, got)
+				}
 				return
 			}
 			if len(out.holds) != 3 {
 				t.Fatalf("%d holds, want 3", len(out.holds))
 			}
+			for _, h := range out.holds {
+				if got, want := w.net.channels[h.channel].slotsUsed[h.dir], slots[h.channel][h.dir]+1; got != want {
+					t.Fatalf("channel %d holds %d HTLCs, want %d", h.channel, got, want)
+				}
+			}
 			w.settle(out.holds)
+			if got := slotsInUse(w); got != slots {
+				t.Fatalf("settled shard left slots in use: %v -> %v", slots, got)
+			}
 			if got := w.net.channels[2].local[1]; got != 500_000_000+amt {
 				t.Fatalf("receiver side after settle %d, want %d", got, 500_000_000+amt)
 			}
@@ -183,6 +268,15 @@ func balances(w *World) [8][2]lnwire.MilliSatoshi {
 	var out [8][2]lnwire.MilliSatoshi
 	for i := range w.net.channels {
 		out[i] = w.net.channels[i].local
+	}
+	return out
+}
+
+// slotsInUse is a comparable snapshot of every channel's HTLCs in flight.
+func slotsInUse(w *World) [8][2]int {
+	var out [8][2]int
+	for i := range w.net.channels {
+		out[i] = w.net.channels[i].slotsUsed
 	}
 	return out
 }

@@ -94,8 +94,17 @@ func balancedLine(t *testing.T, n int, amt lnwire.MilliSatoshi) *World {
 // hands check each result with the scenario's file name.
 func forEachHopRun(t *testing.T, check func(name string, res *Result)) {
 	t.Helper()
+	forEachHopRunWith(t, func(*scenario.Scenario) {}, check)
+}
+
+// forEachHopRunWith is forEachHopRun on the example scenarios as change
+// leaves them.
+func forEachHopRunWith(t *testing.T, change func(*scenario.Scenario), check func(name string, res *Result)) {
+	t.Helper()
 	for _, name := range exampleScenarios {
-		res, err := Run(loadExample(t, name), newHopRouter, Options{RouterName: "hop"})
+		sc := loadExample(t, name)
+		change(sc)
+		res, err := Run(sc, newHopRouter, Options{RouterName: "hop"})
 		if err != nil {
 			t.Fatal(err)
 		}

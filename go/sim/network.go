@@ -47,6 +47,17 @@ type channel struct {
 
 	// held[d] is what is locked in HTLCs sent in direction d.
 	held [2]lnwire.MilliSatoshi
+
+	// The rules' state (rules.go), all zero when the scenario plays no
+	// rules: keep[d] is what end d can never spend (its reserve, and the
+	// anchors on the funder's side), feeRate[d] the commitment fee rate
+	// end d pays (the funder's only), slotLimit[d] how many HTLCs
+	// direction d may have in flight (0: no limit) and slotsUsed[d] how
+	// many it has, others' and the payments'.
+	keep      [2]lnwire.MilliSatoshi
+	feeRate   [2]uint64
+	slotLimit [2]int
+	slotsUsed [2]int
 }
 
 // Network is the simulated network.
@@ -208,22 +219,26 @@ func (c *channel) shift(d int, amt lnwire.MilliSatoshi) lnwire.MilliSatoshi {
 	return amt
 }
 
-// hold locks amt sent in direction d; the caller checked local[d] >= amt.
+// hold locks amt sent in direction d in one HTLC; the caller checked
+// spendable(d) >= amt and a free slot.
 func (c *channel) hold(d int, amt lnwire.MilliSatoshi) {
 	c.local[d] -= amt
 	c.held[d] += amt
+	c.slotsUsed[d]++
 }
 
 // settle pays out a hold to the receiving end.
 func (c *channel) settle(d int, amt lnwire.MilliSatoshi) {
 	c.held[d] -= amt
 	c.local[1-d] += amt
+	c.slotsUsed[d]--
 }
 
 // release returns a hold to the sending end.
 func (c *channel) release(d int, amt lnwire.MilliSatoshi) {
 	c.held[d] -= amt
 	c.local[d] += amt
+	c.slotsUsed[d]--
 }
 
 // checkConservation verifies that no channel created or lost funds.

@@ -23,11 +23,16 @@ const (
 
 // Result is what one router did on one scenario (docs/result-format.md).
 type Result struct {
-	Format   string          `json:"format"`
-	Scenario string          `json:"scenario"`
-	Arena    scenario.Arena  `json:"arena"`
-	Router   string          `json:"router"`
-	Seed     uint64          `json:"seed"`
+	Format   string         `json:"format"`
+	Scenario string         `json:"scenario"`
+	Arena    scenario.Arena `json:"arena"`
+	Router   string         `json:"router"`
+	Seed     uint64         `json:"seed"`
+
+	// Rules are the rules real nodes enforce that the world played (the
+	// scenario's block); absent when it played none.
+	Rules *scenario.Rules `json:"rules,omitempty"`
+
 	Totals   Totals          `json:"totals"`
 	Payments []PaymentResult `json:"payments"`
 }

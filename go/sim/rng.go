@@ -16,6 +16,7 @@ const (
 	streamTraffic     = "traffic"
 	streamAttribution = "attribution"
 	streamPayment     = "payment"
+	streamRules       = "rules"
 )
 
 // newStream returns the RNG of one named stream, optionally keyed further

@@ -45,6 +45,7 @@ func (w *World) Play(factory routing.RouterFactory, opts Options) (*Result, erro
 		Arena:    sc.Arena,
 		Router:   opts.RouterName,
 		Seed:     sc.Seed,
+		Rules:    sc.Rules,
 	}
 	interval := seconds(sc.Clock.PaymentIntervalSec)
 	for i, pay := range sc.Payments {

@@ -7,7 +7,8 @@ import (
 )
 
 // TrueEdge is one channel direction as it really is at this moment: its
-// spendable balance (HTLCs in flight already deducted) and the policy its
+// spendable balance (HTLCs in flight, the reserve and the funder's fee
+// buffer already deducted), its free HTLC slots and the policy its
 // node really applies. Only trusted reference routers see it (the oracle);
 // candidates cannot import this package.
 type TrueEdge struct {
@@ -16,6 +17,10 @@ type TrueEdge struct {
 
 	// Balance is what From can send over the channel now.
 	Balance lnwire.MilliSatoshi
+
+	// FreeSlots is how many more HTLCs the direction may carry now
+	// (math.MaxInt without a slot limit).
+	FreeSlots int
 
 	// Policy is From's actual policy (a copy); nil when it has none.
 	Policy *routing.CachedEdgePolicy
@@ -33,7 +38,8 @@ func (w *World) TrueEdges() []TrueEdge {
 				ChannelID: c.id,
 				From:      net.nodes[c.nodes[d]],
 				To:        net.nodes[c.nodes[1-d]],
-				Balance:   c.local[d],
+				Balance:   c.spendable(d),
+				FreeSlots: c.freeSlots(d),
 			}
 			if p := c.actual[d]; p != nil {
 				policy := *p

@@ -40,6 +40,7 @@ func NewWorld(sc *scenario.Scenario) (*World, error) {
 	w.setLocalBalances()
 	w.drawStaleGossip()
 	w.applySenderPolicies()
+	w.drawRules()
 	w.traffic = newTrafficStream(sc, net, w.source)
 	return w, nil
 }
@@ -162,12 +163,13 @@ func (w *World) sourceVertex() route.Vertex {
 	return w.net.nodes[w.source]
 }
 
-// localBalances is what the sender can send over each of its channels now.
+// localBalances is what the sender can send over each of its channels now
+// (its links' bandwidth, as lnd's pathfinding reads it).
 func (w *World) localBalances() map[uint64]lnwire.MilliSatoshi {
 	out := make(map[uint64]lnwire.MilliSatoshi)
 	for _, ci := range w.net.adjacent[w.source] {
 		c := &w.net.channels[ci]
-		out[c.id] = c.local[c.direction(w.source)]
+		out[c.id] = c.bandwidth(c.direction(w.source))
 	}
 	return out
 }
@@ -177,7 +179,8 @@ func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// Balances is what each end of every channel can send now, by channel id:
+// Balances is what each end of every channel can send now in one HTLC (its
+// bandwidth: the balance less what the rules keep back), by channel id:
 // [0] from the end with the smaller public key (lnd's node 1), [1] from the
 // other. It is the world a clairvoyant router would read; the harness's
 // tests use it to build a candidate that replays a world it was not given.
@@ -185,7 +188,7 @@ func (w *World) Balances() map[uint64][2]lnwire.MilliSatoshi {
 	out := make(map[uint64][2]lnwire.MilliSatoshi, len(w.net.channels))
 	for i := range w.net.channels {
 		c := &w.net.channels[i]
-		out[c.id] = c.local
+		out[c.id] = [2]lnwire.MilliSatoshi{c.bandwidth(0), c.bandwidth(1)}
 	}
 	return out
 }

@@ -304,6 +304,7 @@ def build_scenario(
         traffic=Traffic(**switches["traffic"]),
         atomic_mpp=switches["atomic_mpp"],
         attribution=Attribution(**switches["attribution"]),
+        rules=arena.rules,
         defaults=PaymentDefaults(
             max_parts=arena.max_parts,
             max_attempts=arena.max_attempts,
@@ -335,6 +336,8 @@ def scenario_json(scenario: Scenario) -> str:
     body = scenario.model_dump(mode="json")
     if not scenario.local_balances_msat:
         del body["local_balances_msat"]
+    if scenario.rules is None:
+        del body["rules"]
     body["payments"] = [p.model_dump(mode="json", exclude_defaults=True) for p in scenario.payments]
     return json.dumps(_tidy(body), indent=1) + "\n"
 

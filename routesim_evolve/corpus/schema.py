@@ -172,6 +172,38 @@ class Attribution(_Strict):
         return self.total > 0
 
 
+class HtlcSlots(_Strict):
+    """How many HTLCs a node accepts in flight on one channel, and how many
+    others' payments keep busy (go/scenario's HTLCSlots). Limits of 0: off."""
+
+    large_limit: int = Field(default=0, ge=0, le=483, description="most nodes' max_accepted_htlcs")
+    small_limit: int = Field(default=0, ge=0, le=483,
+                             description="the limit of a small_share of the nodes")
+    small_share: float = Field(default=0.0, ge=0, le=1)
+    busy_share: float = Field(
+        default=0.0, ge=0, le=1,
+        description="share of channel directions that others' payments keep busy")
+    busy_htlcs_min: int = Field(default=0, ge=0, le=65535,
+                                description="others' HTLCs in flight on a busy direction, "
+                                "drawn uniformly from busy_htlcs_min to busy_htlcs_max")
+    busy_htlcs_max: int = Field(default=0, ge=0, le=65535)
+
+
+class Rules(_Strict):
+    """The checks real nodes make beyond the announced policy (go/scenario's
+    Rules; docs/scenario-format.md, "The rules real nodes enforce"). Each is
+    off at its zero value; a scenario without the block plays none."""
+
+    reserve_share: float = Field(default=0.0, ge=0, le=1,
+                                 description="each side's channel reserve, a share of capacity")
+    dust_limit_sat: int = Field(default=0, ge=0, description="the reserve's floor")
+    commit_feerate_sat_per_kw: int = Field(
+        default=0, ge=0, description="the commitment's fee rate: the funder keeps lnd's fee "
+        "buffer at it")
+    anchors_sat: int = Field(default=0, ge=0, description="the funder's two anchor outputs")
+    htlc_slots: HtlcSlots = Field(default_factory=HtlcSlots)
+
+
 class PaymentDefaults(_Strict):
     max_parts: int = 0
     max_attempts: int = 0
@@ -231,5 +263,7 @@ class Scenario(_Strict):
     traffic: Traffic = Field(default_factory=Traffic)
     atomic_mpp: bool = False
     attribution: Attribution = Field(default_factory=Attribution)
+    rules: Rules | None = Field(
+        default=None, description="absent: no rule is played (the simulator before them)")
     defaults: PaymentDefaults = Field(default_factory=PaymentDefaults)
     payments: list[Payment] = Field(default_factory=list)

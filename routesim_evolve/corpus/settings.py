@@ -9,7 +9,7 @@ from typing import Annotated, Any, Final, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from routesim_evolve.corpus.arenas import arena_spec, switched_on
-from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena, Split
+from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena, HtlcSlots, Rules, Split
 
 
 class _Settings(BaseModel):
@@ -67,6 +67,18 @@ class AttributionRates(_Settings):
         return self.stripped_rate + self.shift_before_rate + self.shift_after_rate > 0
 
 
+def real_node_rules() -> Rules:
+    """The rules real nodes enforce, as the generator writes them unless told
+    otherwise: lnd's defaults and the implementations' shares on the public
+    network (docs/scenario-format.md, "The rules real nodes enforce", says
+    where each number comes from)."""
+    return Rules(
+        reserve_share=0.01, dust_limit_sat=354, commit_feerate_sat_per_kw=1000, anchors_sat=660,
+        htlc_slots=HtlcSlots(large_limit=483, small_limit=30, small_share=0.1,
+                             busy_share=0.1, busy_htlcs_min=10, busy_htlcs_max=40),
+    )
+
+
 class ArenaSettings(_Settings):
     """How the scenarios of one arena are made. The arena's own switch (traffic for
     drift, atomic_mpp, attribution) must be on for its arena (checked below)."""
@@ -91,6 +103,11 @@ class ArenaSettings(_Settings):
     # Arena switches
     atomic_mpp: bool = False
     attribution: AttributionRates = Field(default_factory=AttributionRates)
+    # What real nodes refuse beyond their policy
+    rules: Rules | None = Field(
+        default_factory=real_node_rules,
+        description="the rules real nodes enforce (reserves, the funder's fee buffer, HTLC "
+        "slots); null writes scenarios without them, as the simulator played before them")
     # Clock
     block_height: int = Field(default=800_000, ge=0)
     start_time: str = Field(default="2026-01-01T00:00:00Z", description="RFC 3339")

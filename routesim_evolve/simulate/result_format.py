@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
-from routesim_evolve.corpus.schema import Arena
+from routesim_evolve.corpus.schema import Arena, Rules
 
 RESULT_FORMAT = "routesim-result/1"
 
@@ -127,5 +127,8 @@ class Result(_Strict):
     arena: Arena
     router: str
     seed: NonNegativeInt
+    rules: Rules | None = Field(
+        default=None, description="the rules real nodes enforce that the world played; "
+        "absent: none")
     totals: Totals
     payments: tuple[PaymentResult, ...]

@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/lightningnetwork/lnd/input"
+	"github.com/lightningnetwork/lnd/lntypes"
+	"github.com/lightningnetwork/lnd/lnwallet"
+	"github.com/lightningnetwork/lnd/lnwallet/chainfee"
+	"github.com/lightningnetwork/lnd/lnwire"
+)
+
+// The rules real nodes enforce on a channel's state (scenario.Rules): what
+// a side may spend, and how many HTLCs may be in flight. A node checks
+// them as lnd's channel state machine does when its link adds an HTLC:
+//
+//   - the balance it may spend is lnwallet's availableCommitmentBalance:
+//     its balance less its reserve and, on the side that funded the
+//     channel, the anchors and lnwallet.CalcFeeBuffer (the commitment fee
+//     at twice the rate, with one more HTLC); the link's canSendHtlc
+//     refuses a larger HTLC with temporary_channel_failure and the
+//     channel's update;
+//   - the HTLCs in flight one way may not exceed the receiving node's
+//     max_accepted_htlcs (lnwallet's validateCommitmentSanity,
+//     ErrMaxHTLCNumber); the link's handleDownstreamUpdateAdd turns that
+//     into temporary_channel_failure without an update.
+
+// drawRules gives every channel its reserves, its funder and its HTLC
+// slots, and every node its slot limit, from the scenario's seed (its own
+// stream, so the balances drawn before do not move). Without a rules block
+// nothing is drawn and nothing is limited.
+func (w *World) drawRules() {
+	r := w.sc.Rules
+	if r == nil {
+		return
+	}
+	rng := newStream(w.sc.Seed, streamRules)
+	limit := make([]int, len(w.net.nodes))
+	for i := range limit {
+		limit[i] = int(r.HTLCSlots.LargeLimit)
+		if rng.Float64() < r.HTLCSlots.SmallShare {
+			limit[i] = int(r.HTLCSlots.SmallLimit)
+		}
+	}
+	anchors := lnwire.MilliSatoshi(r.AnchorsSat) * 1000
+	for i := range w.net.channels {
+		c := &w.net.channels[i]
+		reserve := lnwire.MilliSatoshi(max(
+			uint64(math.Floor(float64(c.capacity/1000)*r.ReserveShare)), r.DustLimitSat) * 1000)
+		if r.ReserveShare == 0 {
+			reserve = 0
+		}
+		funder := rng.IntN(2)
+		for d := 0; d < 2; d++ {
+			c.keep[d] = reserve
+			if d == funder {
+				c.keep[d] += anchors
+				c.feeRate[d] = r.CommitFeerateSatPerKw
+			}
+			// Direction d offers HTLCs to the node at end 1-d, whose
+			// max_accepted_htlcs bounds them.
+			c.slotLimit[d] = limit[c.nodes[1-d]]
+			busy, fill := rng.Float64(), rng.Float64()
+			if busy < r.HTLCSlots.BusyShare {
+				lo, hi := int(r.HTLCSlots.BusyHTLCsMin), int(r.HTLCSlots.BusyHTLCsMax)
+				c.slotsUsed[d] = lo + int(fill*float64(hi-lo+1))
+				if c.slotLimit[d] > 0 {
+					c.slotsUsed[d] = min(c.slotsUsed[d], c.slotLimit[d])
+				}
+			}
+		}
+	}
+}
+
+// spendable is what end d of c may offer in a new HTLC now: its balance
+// less what the rules keep back (lnwallet's availableCommitmentBalance
+// with the FeeBuffer). It is the balance itself where no rule is on.
+func (c *channel) spendable(d int) lnwire.MilliSatoshi {
+	keep := c.keep[d]
+	if rate := c.feeRate[d]; rate > 0 {
+		// Every HTLC in flight either way is an output of the commitment
+		// whose fee the funder pays; the buffer adds one more.
+		htlcs := c.slotsUsed[0] + c.slotsUsed[1]
+		weight := lntypes.WeightUnit(input.AnchorCommitWeight + htlcs*input.HTLCWeight)
+		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), weight)
+	}
+	if c.local[d] <= keep {
+		return 0
+	}
+	return c.local[d] - keep
+}
+
+// freeSlots is how many more HTLCs direction d of c may carry now;
+// math.MaxInt without a slot limit.
+func (c *channel) freeSlots(d int) int {
+	if c.slotLimit[d] == 0 {
+		return math.MaxInt
+	}
+	return max(c.slotLimit[d]-c.slotsUsed[d], 0)
+}
+
+// bandwidth is what direction d of c can carry in one more HTLC now: what
+// lnd's pathfinding takes for its own channels (routing's bandwidth
+// manager: nothing when the link may add no HTLC).
+func (c *channel) bandwidth(d int) lnwire.MilliSatoshi {
+	if c.freeSlots(d) == 0 {
+		return 0
+	}
+	return c.spendable(d)
+}

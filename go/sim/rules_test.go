@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/routesim-evolve/routesim/scenario"
+)
+
+// testRules are the rules the generator writes by default, with every
+// node's slots small and a third of the directions busy, so that a small
+// world shows each draw.
+func testRules() *scenario.Rules {
+	return &scenario.Rules{
+		ReserveShare: 0.01, DustLimitSat: 354, CommitFeerateSatPerKw: 1000, AnchorsSat: 660,
+		HTLCSlots: scenario.HTLCSlots{LargeLimit: 483, SmallLimit: 30, SmallShare: 0.5,
+			BusyShare: 0.3, BusyHTLCsMin: 20, BusyHTLCsMax: 40},
+	}
+}
+
+// TestDrawRules checks the state the rules draw: each side's reserve (1 %
+// of the capacity, never below the dust limit), exactly one funder per
+// channel holding the anchors and paying the fee, each direction's limit
+// the receiving node's, busy directions' HTLCs within their range and the
+// limit (a small node's busy direction often full), and the
+// balances drawn as without rules.
+func TestDrawRules(t *testing.T) {
+	sc := lineScenario(40, 1_000_000, testPolicy(1000, 100, 40), 1)
+	sc.Graph.Channels[3].CapacitySat = 20_000 // 1 % is 200 sat: the dust limit wins
+	plain := mustWorld(t, sc)
+	sc.Rules = testRules()
+	w := mustWorld(t, sc)
+
+	limits := map[int]int{} // node → its limit, as every direction into it says
+	small, busy := 0, 0
+	for i := range w.net.channels {
+		c := &w.net.channels[i]
+		if c.local != plain.net.channels[i].local {
+			t.Fatalf("channel %d: rules moved the balances %v -> %v", i, plain.net.channels[i].local, c.local)
+		}
+		reserve := lnwire.MilliSatoshi(10_000_000)
+		if i == 3 {
+			reserve = 354_000
+		}
+		funders := 0
+		for d := 0; d < 2; d++ {
+			switch c.keep[d] {
+			case reserve:
+				if c.feeRate[d] != 0 {
+					t.Fatalf("channel %d side %d pays the fee without the anchors", i, d)
+				}
+			case reserve + 660_000:
+				funders++
+				if c.feeRate[d] != 1000 {
+					t.Fatalf("channel %d side %d: funder's fee rate %d", i, d, c.feeRate[d])
+				}
+			default:
+				t.Fatalf("channel %d side %d keeps %d msat", i, d, c.keep[d])
+			}
+			node, limit := c.nodes[1-d], c.slotLimit[d]
+			if prev, ok := limits[node]; ok && prev != limit {
+				t.Fatalf("node %d accepts %d HTLCs on one channel and %d on another", node, prev, limit)
+			}
+			limits[node] = limit
+			if limit != 30 && limit != 483 {
+				t.Fatalf("channel %d direction %d: limit %d", i, d, limit)
+			}
+			if used := c.slotsUsed[d]; used > 0 {
+				busy++
+				if used < 20 || used > min(40, limit) {
+					t.Fatalf("channel %d direction %d: %d of %d in use", i, d, used, limit)
+				}
+			}
+		}
+		if funders != 1 {
+			t.Fatalf("channel %d has %d funders", i, funders)
+		}
+	}
+	for _, limit := range limits {
+		if limit == 30 {
+			small++
+		}
+	}
+	if small == 0 || small == len(limits) || busy == 0 || busy == 2*len(w.net.channels) {
+		t.Fatalf("%d of %d nodes small, %d of %d directions busy: the draws do not vary",
+			small, len(limits), busy, 2*len(w.net.channels))
+	}
+}
+
+// TestSpendable checks what a side may offer: its balance less its reserve,
+// and on the funder's side less the anchors and lnd's fee buffer, which
+// grows with the HTLCs in flight either way; never below 0.
+func TestSpendable(t *testing.T) {
+	tests := []struct {
+		name    string
+		local   lnwire.MilliSatoshi
+		keep    lnwire.MilliSatoshi
+		rate    uint64
+		inUse   [2]int
+		want    lnwire.MilliSatoshi
+		bandwth lnwire.MilliSatoshi
+	}{
+		{"no rules", 5_000, 0, 0, [2]int{}, 5_000, 5_000},
+		{"reserve", 50_000_000, 10_000_000, 0, [2]int{}, 40_000_000, 40_000_000},
+		{"below the reserve", 9_000_000, 10_000_000, 0, [2]int{}, 0, 0},
+		// 2 × 1000 sat/kw × (1124 + 172) WU = 2,592 sat.
+		{"fee buffer", 50_000_000, 10_660_000, 1000, [2]int{}, 50_000_000 - 10_660_000 - 2_592_000, 36_748_000},
+		// Three HTLCs more: 2 × (1124 + 4 × 172) = 3,624 sat.
+		{"fee buffer with HTLCs", 50_000_000, 10_660_000, 1000, [2]int{1, 2}, 50_000_000 - 10_660_000 - 3_624_000, 35_716_000},
+		// Every slot of direction 0 in use: spendable, but no bandwidth.
+		{"no free slot", 50_000_000, 10_000_000, 0, [2]int{30, 0}, 40_000_000, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := channel{local: [2]lnwire.MilliSatoshi{tc.local, 0}, keep: [2]lnwire.MilliSatoshi{tc.keep, 0},
+				feeRate: [2]uint64{tc.rate, 0}, slotLimit: [2]int{30, 30}, slotsUsed: tc.inUse}
+			if got := c.spendable(0); got != tc.want {
+				t.Fatalf("spendable %d, want %d", got, tc.want)
+			}
+			if got := c.bandwidth(0); got != tc.bandwth {
+				t.Fatalf("bandwidth %d, want %d", got, tc.bandwth)
+			}
+		})
+	}
+}
