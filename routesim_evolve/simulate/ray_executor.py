@@ -25,6 +25,7 @@ import functools
 import hashlib
 import logging
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ from routesim_evolve.build.trusted import (
 )
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import atomic_write, evict_oldest, touch_if_stale
+from routesim_evolve.simulate import diagnose, result_format, routers, run_outcome, sandbox
 from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary
 
@@ -212,11 +214,11 @@ def _first_line(exc: BaseException) -> str:
 @functools.cache
 def sandbox_fingerprint() -> str:
     """The sha256 of the modules that run a binary and judge how it ended."""
-    here = Path(__file__).parent
     digest = hashlib.sha256()
-    for name in ("sandbox.py", "diagnose.py", "outcome.py", "result.py", "routers.py",
-                 "ray_executor.py"):
-        digest.update(hashlib.sha256((here / name).read_bytes()).digest())
+    # The modules themselves, not their names: a rename cannot drop one.
+    for module in (sandbox, diagnose, run_outcome, result_format, routers,
+                   sys.modules[__name__]):
+        digest.update(hashlib.sha256(Path(str(module.__file__)).read_bytes()).digest())
     return digest.hexdigest()
 
 
