@@ -26,11 +26,20 @@ def test_python_and_go_list_the_same_arenas_and_switches():
     assert tuple(a["name"] for a in GO_TABLE) == ARENAS
 
 
+#: Arenas whose switch the common defaults turn on: every arena's receivers
+#: hold shards until the whole amount arrived, as real receivers do.
+ON_BY_DEFAULT = {"atomic_mpp"}
+#: Arenas whose defaults switch another arena's mechanism on too: the atomic
+#: arena is where held shards meet traffic moving during the payment.
+ALSO_ON = {"atomic_mpp": {"drift"}}
+
+
 def test_each_arena_is_on_in_its_defaults_and_off_in_the_common_ones():
     for spec in ARENA_TABLE:
         assert arena_switched_on(spec.name, ArenaSettings.model_validate(
             {**ArenaSettings().model_dump(), **spec.defaults}))
-        assert arena_switched_on(spec.name, ArenaSettings()) == (not spec.switch)
+        assert arena_switched_on(spec.name, ArenaSettings()) == (
+            not spec.switch or spec.name in ON_BY_DEFAULT)
 
 
 def test_generated_scenarios_switch_on_their_own_arena_only(tmp_path: Path):
@@ -39,9 +48,12 @@ def test_generated_scenarios_switch_on_their_own_arena_only(tmp_path: Path):
     assert {json.loads(f.read_text())["arena"] for f in files} == set(ARENAS)
     for file in files:
         scenario = json.loads(file.read_text())
+        own = scenario["arena"]
         for spec in ARENA_TABLE:
             on = switched_on(spec, scenario)
-            assert on == (not spec.switch or spec.name == scenario["arena"]), (file, spec.name)
+            want = (not spec.switch or spec.name == own or spec.name in ON_BY_DEFAULT
+                    or spec.name in ALSO_ON.get(own, set()))
+            assert on == want, (file, spec.name)
 
 
 

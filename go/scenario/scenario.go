@@ -170,6 +170,12 @@ type HTLCSlots struct {
 // MaxAcceptedHTLCs is BOLT 02's ceiling on max_accepted_htlcs.
 const MaxAcceptedHTLCs = 483
 
+// MPPTimeoutSec is how long a real receiver holds the parts of a payment
+// that has not arrived whole before it fails them all (lnd's
+// invoices.DefaultHtlcHoldDuration). The simulator does not time parts
+// out; validation keeps an atomic payment's rounds within it instead.
+const MPPTimeoutSec = 120
+
 // PaymentDefaults are the payment settings a payment does not override.
 type PaymentDefaults struct {
 	MaxParts       uint32  `json:"max_parts"`

@@ -349,6 +349,15 @@ func (sc *Scenario) validatePayments() error {
 			return &FieldError{sc.Path, at + ".amount_msat", RuleRange, "must be positive"}
 		case p.MaxAttempts < 0:
 			return &FieldError{sc.Path, at + ".max_attempts", RuleRange, "must not be negative (0 takes defaults.max_attempts)"}
+		case sc.AtomicMPP && float64(p.Attempts(sc.Defaults))*sc.Clock.AttemptLatencySec > MPPTimeoutSec:
+			field := at + ".max_attempts"
+			if p.MaxAttempts == 0 {
+				field = "defaults.max_attempts"
+			}
+			return &FieldError{sc.Path, field, RuleRange, fmt.Sprintf(
+				"%d rounds of clock.attempt_latency_s (%v s) could hold shards past lnd's MPP timeout "+
+					"of %d s, which the simulator does not play: lower either",
+				p.Attempts(sc.Defaults), sc.Clock.AttemptLatencySec, MPPTimeoutSec)}
 		}
 	}
 	return nil

@@ -14,7 +14,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from routesim_evolve.corpus.graphtools import GraphStats
-from routesim_evolve.corpus.schema import ARENAS, Arena, Scenario, Split
+from routesim_evolve.corpus.schema import ARENAS, Arena, Rules, Scenario, Split
 from routesim_evolve.corpus.settings import AttributionRates, GeneratorSettings
 
 MANIFEST_FILE: Final = "manifest.json"
@@ -105,6 +105,8 @@ class ArenaRates(_Entry):
     stale_gossip: StaleGossip
     liquidity: LiquidityModel
     atomic_mpp: bool
+    rules: Rules | None = Field(
+        default=None, description="the rules real nodes enforce that the scenarios play")
     max_parts: int = Field(description="MaxParts: shards in flight at once")
     max_attempts: int
     fee_limit_ppm: float
@@ -176,6 +178,7 @@ def _arena_rates(scenarios: list[Scenario]) -> ArenaRates:
             else "uniform on [0, capacity], drawn by the simulator",
         ),
         atomic_mpp=first.atomic_mpp,
+        rules=first.rules,
         max_parts=first.defaults.max_parts,
         max_attempts=first.defaults.max_attempts,
         fee_limit_ppm=first.defaults.fee_limit_ppm,
@@ -189,5 +192,6 @@ def _arena_rates(scenarios: list[Scenario]) -> ArenaRates:
 
 def _rate_settings(sc: Scenario) -> tuple[object, ...]:
     return (
-        sc.attribution, sc.traffic, sc.gossip, sc.liquidity, sc.atomic_mpp, sc.defaults,
+        sc.attribution, sc.traffic, sc.gossip, sc.liquidity, sc.atomic_mpp, sc.rules,
+        sc.defaults,
     )

@@ -67,6 +67,11 @@ class AttributionRates(_Settings):
         return self.stripped_rate + self.shift_before_rate + self.shift_after_rate > 0
 
 
+#: How long a real receiver holds the shards of a payment that has not arrived
+#: whole (lnd's invoices.DefaultHtlcHoldDuration; go/scenario's MPPTimeoutSec).
+MPP_TIMEOUT_S: Final = 120
+
+
 def real_node_rules() -> Rules:
     """The rules real nodes enforce, as the generator writes them unless told
     otherwise: lnd's defaults and the implementations' shares on the public
@@ -101,7 +106,11 @@ class ArenaSettings(_Settings):
     events_per_hour: float = Field(default=0.0, ge=0)
     median_shift_sat: float = Field(default=100_000, gt=0)
     # Arena switches
-    atomic_mpp: bool = False
+    atomic_mpp: bool = Field(
+        default=True,
+        description="a receiver holds every shard until the shards add up to the amount, as "
+        "real receivers do (BOLT 04); false settles each shard as it arrives, the seed's "
+        "behaviour before, kept to reproduce earlier results")
     attribution: AttributionRates = Field(default_factory=AttributionRates)
     # What real nodes refuse beyond their policy
     rules: Rules | None = Field(
@@ -144,6 +153,17 @@ class ArenaSettings(_Settings):
             "atomic_mpp": self.atomic_mpp,
             "attribution": self.attribution.model_dump(),
         }
+
+    @model_validator(mode="after")
+    def _within_the_mpp_timeout(self) -> Self:
+        # go/scenario's MPPTimeoutSec: the simulator does not time held
+        # shards out, so no payment's rounds may outlast the timeout.
+        if self.atomic_mpp and self.max_attempts * self.attempt_latency_s > MPP_TIMEOUT_S:
+            raise ValueError(
+                f"max_attempts {self.max_attempts} rounds of attempt_latency_s "
+                f"{self.attempt_latency_s:g} s could hold shards past lnd's MPP timeout of "
+                f"{MPP_TIMEOUT_S} s, which the simulator does not play: lower either")
+        return self
 
     @field_validator("amount_share")
     @classmethod

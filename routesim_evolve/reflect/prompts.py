@@ -290,6 +290,11 @@ def world_context(manifest: Manifest, *, degraded: bool) -> dict[str, Any]:
             min(a.amount_sat.min for a in every), max(a.amount_sat.max for a in every), " sat"
         ),
         "max_parts": max(a.max_parts for a in every),
+        # The corpus's rules, as its first arena plays them (the generator
+        # writes one block for every arena unless told otherwise).
+        "rules": base.rules.model_dump() if base.rules else None,
+        "held_arenas": [name for name, a in arenas.items() if a.atomic_mpp],
+        "per_part_arenas": [name for name, a in arenas.items() if not a.atomic_mpp],
         "max_attempts": max(a.max_attempts for a in every),
         "fee_limit": _fee_limit_text(base),
     }
