@@ -390,7 +390,7 @@ func (g *graph) belowMinimum(p flownet.Path) bool {
 }
 
 // flowNet builds the flow network: an arc per usable direction not to
-// avoid nor closed and with a free HTLC slot, its capacity the balance (with oneHTLC, at most the
+// avoid nor closed, toward an online node and with a free HTLC slot, its capacity the balance (with oneHTLC, at most the
 // maximum HTLC) less the reserve for fees, its cost the fee its node
 // charges per unit of amt (nothing on the sender's own channels).
 func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, closed map[int]bool,
@@ -400,7 +400,7 @@ func (g *graph) flowNet(reserve lnwire.MilliSatoshi, avoid map[uint64]bool, clos
 	net.Arcs = slices.Grow(net.Arcs, 2*len(g.edges)) // an arc and its twin per direction at most
 	for i, e := range g.edges {
 		own := e.From == g.source
-		if avoid[e.ChannelID] || closed[i] || e.FreeSlots == 0 ||
+		if avoid[e.ChannelID] || closed[i] || e.FreeSlots == 0 || !e.Online ||
 			(!own && (e.Policy == nil || e.Policy.IsDisabled)) {
 			continue
 		}

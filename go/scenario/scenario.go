@@ -145,6 +145,20 @@ type Rules struct {
 
 	// HTLCSlots limits the HTLCs in flight on each channel direction.
 	HTLCSlots HTLCSlots `json:"htlc_slots"`
+
+	// Peers makes some nodes come and go over virtual time.
+	Peers Peers `json:"peers"`
+}
+
+// Peers makes a FlakyShare of the nodes (never the sender) go offline and
+// come back: online for OnlineMeanSec on average, then offline for
+// OfflineMeanSec, each span drawn from an exponential. A node whose next
+// peer is offline has no link to forward over (lnd's switch:
+// unknown_next_peer). A FlakyShare of 0 switches the rule off.
+type Peers struct {
+	FlakyShare     float64 `json:"flaky_share"`
+	OnlineMeanSec  float64 `json:"online_mean_s"`
+	OfflineMeanSec float64 `json:"offline_mean_s"`
 }
 
 // HTLCSlots is how many HTLCs a node accepts in flight on one channel

@@ -226,6 +226,7 @@ func (sc *Scenario) validateRules() error {
 		{"rules.reserve_share", r.ReserveShare},
 		{"rules.htlc_slots.small_share", s.SmallShare},
 		{"rules.htlc_slots.busy_share", s.BusyShare},
+		{"rules.peers.flaky_share", r.Peers.FlakyShare},
 	} {
 		if n.v < share.min || n.v > share.max {
 			return &FieldError{sc.Path, n.field, RuleRange, fmt.Sprintf("%s, got %v", share.want, n.v)}
@@ -246,6 +247,11 @@ func (sc *Scenario) validateRules() error {
 	if (s.LargeLimit == 0) != (s.SmallLimit == 0) {
 		return &FieldError{sc.Path, "rules.htlc_slots", RuleRange,
 			"large_limit and small_limit are both 0 (no slot limit) or both positive"}
+	}
+	if p := r.Peers; p.FlakyShare > 0 && (p.OnlineMeanSec <= 0 || p.OfflineMeanSec <= 0) {
+		return &FieldError{sc.Path, "rules.peers", RuleRange, fmt.Sprintf(
+			"online_mean_s and offline_mean_s must be positive when flaky_share > 0, got %v and %v",
+			p.OnlineMeanSec, p.OfflineMeanSec)}
 	}
 	if s.BusyHTLCsMin > s.BusyHTLCsMax {
 		return &FieldError{sc.Path, "rules.htlc_slots.busy_htlcs_min", RuleRange, fmt.Sprintf(

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -50,6 +51,10 @@ type bound struct {
 	reached  lnwire.MilliSatoshi
 	feasible bool
 
+	// end is the latest the payment can still send: every attempt its own
+	// round. A direction toward a node offline until then carries nothing.
+	end time.Time
+
 	// minBase is the least sum of base fees of any route of the payment,
 	// and start the capacities of the first check: what the cheapest
 	// plan is measured on (cheapest.go).
@@ -59,7 +64,8 @@ type bound struct {
 
 // newBound prepares the bound of a payment at its start and checks it there.
 func (w *World) newBound(spec *routing.SimPaymentSpec) *bound {
-	b := &bound{w: w, spec: spec, dynamic: w.traffic.perSecond > 0, target: -1}
+	b := &bound{w: w, spec: spec, dynamic: w.traffic.perSecond > 0, target: -1,
+		end: w.now.Add(seconds(float64(spec.MaxAttempts) * w.sc.Clock.AttemptLatencySec))}
 	if t, ok := w.net.nodeIndex[spec.Target]; ok {
 		b.target = t
 	}
@@ -119,8 +125,10 @@ func (b *bound) capacities(perEdge uint64, balances bool) []uint64 {
 			// of one round, or every arrived part held to the end.
 			htlcs = min(htlcs, uint64(c.freeSlots(d)))
 		}
-		if c.freeSlots(d) == 0 {
-			caps[dir] = 0 // others' HTLCs fill it for the whole payment
+		if c.freeSlots(d) == 0 || b.w.offlineThrough(c.nodes[1-d], b.w.now, b.end) {
+			// Others' HTLCs fill it, or its next node is gone, for the
+			// whole payment.
+			caps[dir] = 0
 		} else if c.nodes[d] != b.w.source {
 			caps[dir] = min(caps[dir], saturating.Mul(htlcs, uint64(c.actual[d].MaxHTLC)))
 		}
@@ -206,7 +214,7 @@ func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
 	}
 	net := w.net
 	flow := net.maxFlow(w.source, t, math.MaxUint64, func(dir int) uint64 {
-		if !net.forwards(dir, w.source) {
+		if !net.forwards(dir, w.source) || !w.online(net.channels[dir/2].nodes[1-dir%2], w.now) {
 			return 0
 		}
 		return uint64(net.channels[dir/2].bandwidth(dir % 2))

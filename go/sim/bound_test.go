@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/routesim-evolve/routesim/routing"
@@ -62,6 +63,15 @@ func TestBoundOnALine(t *testing.T) {
 				w.net.channels[1].slotLimit[0], w.net.channels[1].slotsUsed[0] = 30, 28
 			},
 			want: amount / 100 * 20},
+		{name: "a node offline for the whole payment", hops: 3, amount: amount,
+			change: func(w *World) { setOffline(w, 2) }, want: 0},
+		{name: "a node offline now, back within the payment", hops: 3, amount: amount,
+			change: func(w *World) {
+				setOffline(w, 2)
+				// 20 attempts of 2-s rounds: it can still send 40 s on.
+				w.peers[2].flips[0] = w.now.Add(30 * time.Second)
+			},
+			want: amount},
 		{name: "twenty hops", hops: MaxRouteHops, amount: amount, want: amount},
 		{name: "twenty-one hops", hops: MaxRouteHops + 1, amount: amount, want: 0},
 	}

@@ -62,6 +62,12 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 		ci := net.chanIndex[hop.ChannelID]
 		c := &net.channels[ci]
 		d := c.direction(prevNode)
+		if !w.online(c.nodes[1-d], w.now) {
+			// No link to an offline peer: lnd's switch fails the HTLC
+			// before it checks anything of the channel (peers.go).
+			w.release(holds)
+			return forwardOutcome{failIdx: i, failure: &lnwire.FailUnknownNextPeer{}}
+		}
 		msg, upd := forwardCheck(c, d, rt, i, height, timestamp)
 		if msg == nil {
 			msg = addHTLC(c, d)

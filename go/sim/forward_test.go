@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
@@ -188,6 +189,31 @@ func TestForwardFailureCodes(t *testing.T) {
 			wantIdx: 2, want: "incorrect_cltv_expiry", update: true,
 		},
 		{
+			// htlcswitch's handlePacketAdd finds no link to an offline
+			// peer: unknown_next_peer, no update, before CheckHtlcForward.
+			name:    "next peer offline",
+			world:   func(w *World) { setOffline(w, 2) },
+			wantIdx: 1, want: "unknown_next_peer",
+		},
+		{
+			name:    "the sender's peer offline",
+			world:   func(w *World) { setOffline(w, 1) },
+			wantIdx: 0, want: "unknown_next_peer",
+		},
+		{
+			name:    "the receiver offline",
+			world:   func(w *World) { setOffline(w, 3) },
+			wantIdx: 2, want: "unknown_next_peer",
+		},
+		{
+			name: "an offline peer before a disabled channel",
+			world: func(w *World) {
+				setOffline(w, 2)
+				w.net.channels[1].actual[0].IsDisabled = true
+			},
+			wantIdx: 1, want: "unknown_next_peer",
+		},
+		{
 			name: "a free slot is enough",
 			world: func(w *World) {
 				w.net.channels[1].slotLimit[0] = 30
@@ -270,6 +296,16 @@ func balances(w *World) [8][2]lnwire.MilliSatoshi {
 		out[i] = w.net.channels[i].local
 	}
 	return out
+}
+
+// setOffline takes node offline from now until long after any test's end.
+func setOffline(w *World, node int) {
+	if w.peers == nil {
+		w.peers = make([]*peerSchedule, len(w.net.nodes))
+	}
+	// Whatever it draws after the flip lasts a billion seconds on average.
+	w.peers[node] = &peerSchedule{start: w.now, flips: []time.Time{w.now.Add(1000 * time.Hour)},
+		rng: newStream(1, "test-peers"), onMean: 1e9, offMean: 1e9}
 }
 
 // slotsInUse is a comparable snapshot of every channel's HTLCs in flight.

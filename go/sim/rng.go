@@ -17,6 +17,7 @@ const (
 	streamAttribution = "attribution"
 	streamPayment     = "payment"
 	streamRules       = "rules"
+	streamPeers       = "peers"
 )
 
 // newStream returns the RNG of one named stream, optionally keyed further

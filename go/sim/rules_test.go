@@ -15,6 +15,7 @@ func testRules() *scenario.Rules {
 		ReserveShare: 0.01, DustLimitSat: 354, CommitFeerateSatPerKw: 1000, AnchorsSat: 660,
 		HTLCSlots: scenario.HTLCSlots{LargeLimit: 483, SmallLimit: 30, SmallShare: 0.5,
 			BusyShare: 0.3, BusyHTLCsMin: 20, BusyHTLCsMax: 40},
+		Peers: scenario.Peers{FlakyShare: 0.2, OnlineMeanSec: 3600, OfflineMeanSec: 900},
 	}
 }
 

@@ -22,6 +22,9 @@ type TrueEdge struct {
 	// (math.MaxInt without a slot limit).
 	FreeSlots int
 
+	// Online is whether To is online now: From has a link to forward over.
+	Online bool
+
 	// Policy is From's actual policy (a copy); nil when it has none.
 	Policy *routing.CachedEdgePolicy
 }
@@ -40,6 +43,7 @@ func (w *World) TrueEdges() []TrueEdge {
 				To:        net.nodes[c.nodes[1-d]],
 				Balance:   c.spendable(d),
 				FreeSlots: c.freeSlots(d),
+				Online:    w.online(c.nodes[1-d], w.now),
 			}
 			if p := c.actual[d]; p != nil {
 				policy := *p

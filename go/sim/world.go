@@ -20,6 +20,10 @@ type World struct {
 	source  int
 	now     time.Time
 	traffic *trafficStream
+
+	// peers is each node's online schedule (peers.go); nil for a node
+	// always online, and nil in all when no node is flaky.
+	peers []*peerSchedule
 }
 
 // NewWorld builds the world of a scenario: it draws every hidden balance and
@@ -41,6 +45,7 @@ func NewWorld(sc *scenario.Scenario) (*World, error) {
 	w.drawStaleGossip()
 	w.applySenderPolicies()
 	w.drawRules()
+	w.drawPeers()
 	w.traffic = newTrafficStream(sc, net, w.source)
 	return w, nil
 }
@@ -164,12 +169,17 @@ func (w *World) sourceVertex() route.Vertex {
 }
 
 // localBalances is what the sender can send over each of its channels now
-// (its links' bandwidth, as lnd's pathfinding reads it).
+// (its links' bandwidth, as lnd's pathfinding reads it: nothing to an
+// offline peer).
 func (w *World) localBalances() map[uint64]lnwire.MilliSatoshi {
 	out := make(map[uint64]lnwire.MilliSatoshi)
 	for _, ci := range w.net.adjacent[w.source] {
 		c := &w.net.channels[ci]
-		out[c.id] = c.bandwidth(c.direction(w.source))
+		d := c.direction(w.source)
+		out[c.id] = c.bandwidth(d)
+		if !w.online(c.nodes[1-d], w.now) {
+			out[c.id] = 0 // no link to an offline peer
+		}
 	}
 	return out
 }

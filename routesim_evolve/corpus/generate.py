@@ -71,7 +71,7 @@ from routesim_evolve.corpus.settings import (
 from routesim_evolve.corpus.topology import synthetic_graph
 
 # Bump whenever the same settings would give different files.
-GENERATOR_VERSION: Final = "5"
+GENERATOR_VERSION: Final = "6"
 GENERATOR_MODULE: Final = __name__
 
 

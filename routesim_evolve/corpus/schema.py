@@ -189,6 +189,16 @@ class HtlcSlots(_Strict):
     busy_htlcs_max: int = Field(default=0, ge=0, le=65535)
 
 
+class Peers(_Strict):
+    """Nodes that come and go over virtual time (go/scenario's Peers): a
+    flaky_share of the nodes (never the sender), online and offline spans drawn
+    from exponentials with these means. flaky_share 0: off."""
+
+    flaky_share: float = Field(default=0.0, ge=0, le=1)
+    online_mean_s: float = Field(default=0.0, ge=0)
+    offline_mean_s: float = Field(default=0.0, ge=0)
+
+
 class Rules(_Strict):
     """The checks real nodes make beyond the announced policy (go/scenario's
     Rules; docs/scenario-format.md, "The rules real nodes enforce"). Each is
@@ -202,6 +212,7 @@ class Rules(_Strict):
         "buffer at it")
     anchors_sat: int = Field(default=0, ge=0, description="the funder's two anchor outputs")
     htlc_slots: HtlcSlots = Field(default_factory=HtlcSlots)
+    peers: Peers = Field(default_factory=Peers)
 
 
 class PaymentDefaults(_Strict):

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Final, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from routesim_evolve.corpus.arenas import arena_spec, switched_on
-from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena, HtlcSlots, Rules, Split
+from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena, HtlcSlots, Peers, Rules, Split
 
 
 class _Settings(BaseModel):
@@ -81,6 +81,7 @@ def real_node_rules() -> Rules:
         reserve_share=0.01, dust_limit_sat=354, commit_feerate_sat_per_kw=1000, anchors_sat=660,
         htlc_slots=HtlcSlots(large_limit=483, small_limit=30, small_share=0.1,
                              busy_share=0.1, busy_htlcs_min=10, busy_htlcs_max=40),
+        peers=Peers(flaky_share=0.1, online_mean_s=7200, offline_mean_s=600),
     )
 
 
