@@ -84,6 +84,9 @@ def test_lncli_describegraph() -> None:
                                                                         990_000_000)
     bob_policy = ab.policy_from(BOB)
     assert bob_policy is not None and bob_policy.cltv_delta == 144
+    # lnd 0.18+'s inbound fee: a discount bob gives HTLCs from alice.
+    assert (bob_policy.inbound_fee_base_msat, bob_policy.inbound_fee_rate_ppm) == (-500, -50)
+    assert (alice_policy.inbound_fee_base_msat, alice_policy.inbound_fee_rate_ppm) == (0, 0)
 
     assert channels["700001x2x1"].policy_from(CAROL) is None
     cd = channels["700002x3x0"]

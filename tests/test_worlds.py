@@ -81,16 +81,22 @@ def test_the_public_share_does_not_decode_the_hidden_flow(tmp_path: Path):
     again = resolve(examples, secret, tmp_path / "again")
     other = resolve(examples, WorldSecret(key=b"t" * 32), tmp_path / "other")
     assert [p.path.read_bytes() for p in played] == [a.path.read_bytes() for a in again]
-    ratios, eased = [], []
+    ratios, eased, cut_off = [], [], 0
     for ex, hidden, flows in zip(examples, played, starting_flows([p.path for p in played]),
                                  strict=True):
         public = json.loads(ex.path.read_text())["payments"]
         for shown, pay, flow in zip(public, json.loads(hidden.path.read_text())["payments"],
                                     flows, strict=True):
+            if flow == 0:
+                # The target is cut off at the start (a flaky peer offline, a
+                # full slot): the payment is sized at the 1-sat floor.
+                assert pay["amount_msat"] == 1000
+                cut_off += 1
+                continue
             ratios.append(pay["amount_msat"] / shown["amount_share"] / flow)
             eased.append(pay["amount_share"] / shown["amount_share"])
             assert 0 < pay["amount_msat"] <= flow
-    assert len(ratios) > 20
+    assert len(ratios) > 20 and cut_off < len(ratios) / 10
     # amount / public share recovers the flow for almost no payment ...
     assert sum(abs(r - 1) < 0.01 for r in ratios) < len(ratios) / 10, ratios
     # ... but only ever a factor within the spread, in both directions.

@@ -73,6 +73,9 @@ func (g *viewGraph) ForEachNodeDirectedChannel(_ context.Context,
 			OtherNode:    c.OtherNode,
 			Capacity:     btcutil.Amount(c.Capacity),
 			OutPolicySet: c.OutPolicySet,
+			// node's own inbound fee on the channel, which lnd's
+			// pathfinding adds to node's fee (unified edges).
+			InboundFee: lnwire.Fee{BaseFee: c.InboundFeeBaseMSat, FeeRate: c.InboundFeeRate},
 		}
 		if p := c.InPolicy; p != nil {
 			dc.InPolicy = &models.CachedEdgePolicy{

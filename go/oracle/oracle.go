@@ -449,7 +449,11 @@ func (g *graph) route(p flownet.Path, height uint32, spec *routing.SimPaymentSpe
 	amount[n-1], lock[n-1] = lnwire.MilliSatoshi(p.Value), height+uint32(spec.FinalCLTVDelta)
 	for k := n - 2; k >= 0; k-- {
 		next := g.edges[p.Edges[k+1]].Policy
-		amount[k] = amount[k+1] + next.ComputeFee(amount[k+1])
+		// The node's own policy of the channel the HTLC comes in over
+		// carries its inbound fee: TrueEdges lists a channel's two
+		// directions one after the other.
+		inbound := g.edges[p.Edges[k]^1].Policy
+		amount[k] = amount[k+1] + routing.HopFee(next, inbound, amount[k+1])
 		lock[k] = lock[k+1] + uint32(next.TimeLockDelta)
 	}
 	hops := make([]*route.Hop, n)

@@ -32,6 +32,21 @@ type Edge struct {
 	// Policy is From's policy for this direction; nil when none was
 	// announced.
 	Policy *routing.CachedEdgePolicy
+
+	// InboundBase and InboundRate are To's inbound fee on this channel
+	// (lnd 0.18+): what To adds to its fee, in msat and ppm of what it
+	// forwards plus its outbound fee, for an HTLC that arrives over it;
+	// almost always a discount (negative), zero where To announces none.
+	InboundBase, InboundRate int32
+}
+
+// Arriving is what To must receive over e to forward fwd on, where recv is
+// fwd plus To's outbound fee: recv with To's inbound fee on e added, as
+// lnd's CheckHtlcForward adds it, and never less than fwd (a fee below 0
+// is 0).
+func (e *Edge) Arriving(fwd, recv lnwire.MilliSatoshi) lnwire.MilliSatoshi {
+	in := routing.CachedEdgePolicy{InboundFeeBaseMSat: e.InboundBase, InboundFeeRate: e.InboundRate}
+	return lnwire.MilliSatoshi(max(int64(recv)+in.InboundFee(recv), int64(fwd)))
 }
 
 // Usable reports whether remote forwarding over e is possible at all: a
@@ -118,6 +133,9 @@ func (g *Graph) Refresh(v NodeID) {
 			Capacity:  lnwire.MilliSatoshi(ch.Capacity) * 1000,
 			FromNode1: !ch.IsNode1,
 			Policy:    ch.InPolicy,
+			// The listed node is To: its own inbound fee on the channel.
+			InboundBase: ch.InboundFeeBaseMSat,
+			InboundRate: ch.InboundFeeRate,
 		})
 		return nil
 	})

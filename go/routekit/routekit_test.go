@@ -108,6 +108,58 @@ func TestShortest(t *testing.T) {
 	}
 }
 
+// TestInboundFees checks that a search prices a node's inbound discount as
+// lnd's CheckHtlcForward does (routing.HopFee): node 1 takes 1000 msat and
+// 100 ppm off what it charges for HTLCs arriving from the sender, which
+// cancels its fee over channel 2, so the upper corridor pays nothing.
+func TestInboundFees(t *testing.T) {
+	view := diamond()
+	for _, dc := range view.chans[vertex(1)] {
+		if dc.ChannelID == 1 {
+			dc.InboundFeeBaseMSat, dc.InboundFeeRate = -1000, -100
+		}
+	}
+	g := NewGraph(view)
+	q := &Query{Source: 0, Target: 3, Amount: 1_000_000, FeeBudget: 10_000,
+		FinalLock: 800_040, MaxHops: 2, Cost: feeCost}
+	p := NewSearcher(g).Shortest(q)
+	if p == nil || !equal(channels(p), []uint64{1, 2}) {
+		t.Fatalf("path %v, want [1 2]", p)
+	}
+	// Node 1's fee: 1000 + 100 ppm of 1M, less 1000 + 100 ppm of 1.0011M
+	// (its inbound fee rounds up): -1 msat, which is 0.
+	if p.Fee() != 0 {
+		t.Fatalf("fee %d, want 0", p.Fee())
+	}
+	again := PathAlong(p.Edges, 0, q.Amount)
+	if !equalAmts(again.Amts, p.Amts) {
+		t.Fatalf("PathAlong %v, search %v", again.Amts, p.Amts)
+	}
+	// A surcharge instead: node 1 now asks 1100 + 2000 msat, more than
+	// the lower corridor's 3000.
+	for _, dc := range view.chans[vertex(1)] {
+		if dc.ChannelID == 1 {
+			dc.InboundFeeBaseMSat, dc.InboundFeeRate = 2000, 0
+		}
+	}
+	g.Refresh(1)
+	if p := NewSearcher(g).Shortest(q); p == nil || !equal(channels(p), []uint64{3, 4}) || p.Fee() != 3000 {
+		t.Fatalf("path with a surcharge: %v, want [3 4] for 3000", p)
+	}
+}
+
+func equalAmts(a, b []lnwire.MilliSatoshi) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func equal(a, b []uint64) bool {
 	if len(a) != len(b) {
 		return false

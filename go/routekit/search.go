@@ -72,7 +72,8 @@ func (p *Path) Fee() lnwire.MilliSatoshi { return p.Amts[0] - p.Amount }
 type label struct {
 	cost float64
 	prob float64
-	recv lnwire.MilliSatoshi // what the node must receive
+	recv lnwire.MilliSatoshi // what the node must receive, before its inbound fee
+	fwd  lnwire.MilliSatoshi // what it forwards (recv less its outbound fee)
 	cltv uint32              // deltas of the nodes from here to the target
 	hops int
 	via  *Edge // the channel toward the target
@@ -106,7 +107,7 @@ func (s *Searcher) Shortest(q *Query) *Path {
 		maxHops = MaxHops
 	}
 	s.gen++
-	s.labels[q.Target] = label{prob: 1, recv: q.Amount, gen: s.gen}
+	s.labels[q.Target] = label{prob: 1, recv: q.Amount, fwd: q.Amount, gen: s.gen}
 	s.queue.reset()
 	s.queue.push(q.Target, 0)
 	for s.queue.len() > 0 {
@@ -134,12 +135,19 @@ func (s *Searcher) relax(v NodeID, q *Query) {
 		if (lu.gen == s.gen && lu.done) || q.Exclude[e.ChannelID] {
 			continue
 		}
-		recv, cltv, ok := extend(e, lv.recv, lv.cltv, e.From == q.Source)
+		over := lv.recv // what e carries: v's receive with its inbound fee on e
+		if v != q.Target {
+			over = e.Arriving(lv.fwd, lv.recv)
+		}
+		recv, cltv, ok := extend(e, over, lv.cltv, e.From == q.Source)
 		if !ok || recv-q.Amount > q.FeeBudget ||
 			(q.CltvLimit > 0 && q.FinalLock+cltv > q.CltvLimit) {
 			continue
 		}
-		c, p, ok := q.Cost(e, lv.recv, recv-lv.recv)
+		// The fee this step adds: From's outbound fee on e and v's
+		// inbound fee on e (a discount may take it below 0; the search
+		// prices no step below 0, as lnd's clamps a node's fee).
+		c, p, ok := q.Cost(e, over, recv-min(recv, lv.recv))
 		if !ok || p <= 0 {
 			continue
 		}
@@ -147,7 +155,7 @@ func (s *Searcher) relax(v NodeID, q *Query) {
 		if lu.gen == s.gen && cost >= lu.cost {
 			continue
 		}
-		*lu = label{cost: cost, prob: lv.prob * p, recv: recv, cltv: cltv,
+		*lu = label{cost: cost, prob: lv.prob * p, recv: recv, fwd: over, cltv: cltv,
 			hops: lv.hops + 1, via: e, gen: s.gen}
 		s.queue.push(e.From, cost)
 	}
@@ -174,10 +182,9 @@ func (s *Searcher) trace(q *Query) *Path {
 	p := &Path{Amount: q.Amount, Prob: ls.prob, Cost: ls.cost}
 	for v := q.Source; v != q.Target; v = s.labels[v].via.To {
 		e := s.labels[v].via
-		next := s.labels[e.To] // what the channel to it carries
 		p.Edges = append(p.Edges, e)
-		p.Amts = append(p.Amts, next.recv)
-		p.Cltvs = append(p.Cltvs, next.cltv)
+		p.Amts = append(p.Amts, s.labels[v].fwd) // what v sends over e
+		p.Cltvs = append(p.Cltvs, s.labels[e.To].cltv)
 	}
 	return p
 }
@@ -189,11 +196,18 @@ func PathAlong(edges []*Edge, source NodeID, amt lnwire.MilliSatoshi) *Path {
 	n := len(edges)
 	p := &Path{Amount: amt, Prob: 1, Edges: edges,
 		Amts: make([]lnwire.MilliSatoshi, n), Cltvs: make([]uint32, n)}
-	recv, cltv := amt, uint32(0) // what edges[i].To receives, its lock
+	// What edges[i].To forwards and must receive before its inbound fee,
+	// and its lock.
+	fwd, recv, cltv := amt, amt, uint32(0)
 	for i := n - 1; i >= 0; i-- {
-		p.Amts[i], p.Cltvs[i] = recv, cltv
+		over := recv
+		if i < n-1 {
+			over = edges[i].Arriving(fwd, recv)
+		}
+		p.Amts[i], p.Cltvs[i] = over, cltv
 		var ok bool
-		recv, cltv, ok = extend(edges[i], recv, cltv, edges[i].From == source)
+		fwd = over
+		recv, cltv, ok = extend(edges[i], over, cltv, edges[i].From == source)
 		if !ok {
 			return nil
 		}

@@ -81,10 +81,16 @@ func (v *fakeView) addChannel(scid uint64, x, y route.Vertex, capSat int64,
 	if fromY != nil {
 		fromY.ChannelID, fromY.IsNode1 = scid, !xIsNode1
 	}
-	v.chans[x] = append(v.chans[x], &routing.DirectedChannel{ChannelID: scid, IsNode1: xIsNode1,
-		OtherNode: y, Capacity: capSat, OutPolicySet: fromX != nil, InPolicy: fromY})
-	v.chans[y] = append(v.chans[y], &routing.DirectedChannel{ChannelID: scid, IsNode1: !xIsNode1,
-		OtherNode: x, Capacity: capSat, OutPolicySet: fromY != nil, InPolicy: fromX})
+	listed := func(own, in *routing.CachedEdgePolicy, isNode1 bool, other route.Vertex) *routing.DirectedChannel {
+		dc := &routing.DirectedChannel{ChannelID: scid, IsNode1: isNode1, OtherNode: other,
+			Capacity: capSat, OutPolicySet: own != nil, InPolicy: in}
+		if own != nil { // the listed node's inbound fee, from its own policy
+			dc.InboundFeeBaseMSat, dc.InboundFeeRate = own.InboundFeeBaseMSat, own.InboundFeeRate
+		}
+		return dc
+	}
+	v.chans[x] = append(v.chans[x], listed(fromX, fromY, xIsNode1, y))
+	v.chans[y] = append(v.chans[y], listed(fromY, fromX, !xIsNode1, x))
 }
 
 func newTestView(nodes byte, chans []testChannel) *fakeView {

@@ -45,12 +45,43 @@ type CachedEdgePolicy struct {
 
 	// FeeProportionalMillionths is the proportional fee rate in ppm.
 	FeeProportionalMillionths lnwire.MilliSatoshi
+
+	// InboundFeeBaseMSat and InboundFeeRate are the announcing node's
+	// inbound fee on this channel (lnd 0.18+, a TLV of channel_update):
+	// what it adds to its fee for an HTLC that comes in to it over this
+	// channel, almost always a discount (negative). Zero when it
+	// announces none.
+	InboundFeeBaseMSat int32
+	InboundFeeRate     int32
 }
 
 // ComputeFee returns the fee the announcing node charges to forward amt over
-// this channel (BOLT 7).
+// this channel (BOLT 7), its inbound fee aside (see HopFee).
 func (p *CachedEdgePolicy) ComputeFee(amt lnwire.MilliSatoshi) lnwire.MilliSatoshi {
 	return p.FeeBaseMSat + amt*p.FeeProportionalMillionths/1_000_000
+}
+
+// InboundFee is what the announcing node adds to its fee for an HTLC that
+// came in over this channel and leaves with amt plus its outbound fee, as
+// lnd computes it (models.InboundFee.CalcFee: a negative rate rounds up).
+func (p *CachedEdgePolicy) InboundFee(amt lnwire.MilliSatoshi) int64 {
+	const maxRate = 10 * 1_000_000 // lnd caps the rate at ten times the amount
+	rate := min(max(int64(p.InboundFeeRate), -maxRate), maxRate)
+	return int64(p.InboundFeeBaseMSat) + rate*int64(amt)/1_000_000
+}
+
+// HopFee is the fee a node charges to forward amt over the channel whose
+// policy it announced as out, for an HTLC that came in over the channel
+// whose policy it announced as in (nil for none, as for the sender): the
+// outbound fee plus in's inbound fee on amt plus that fee, never below 0
+// (lnd's CheckHtlcForward accepts any fee over a negative sum; its
+// pathfinding clamps the sum so).
+func HopFee(out, in *CachedEdgePolicy, amt lnwire.MilliSatoshi) lnwire.MilliSatoshi {
+	fee := int64(out.ComputeFee(amt))
+	if in != nil {
+		fee += in.InboundFee(amt + out.ComputeFee(amt))
+	}
+	return lnwire.MilliSatoshi(max(fee, 0))
 }
 
 // DirectedChannel is a channel seen from one of its nodes. Its field names are
@@ -76,6 +107,12 @@ type DirectedChannel struct {
 	// the listed node; nil when OtherNode announced none. Pathfinding that
 	// walks backward from the target, as lnd's does, reads this one.
 	InPolicy *CachedEdgePolicy
+
+	// InboundFeeBaseMSat and InboundFeeRate are the listed node's inbound
+	// fee on this channel (from its own policy of it, as lnd's graph cache
+	// keeps it): what it adds to its fee for an HTLC from OtherNode.
+	InboundFeeBaseMSat int32
+	InboundFeeRate     int32
 }
 
 // SimNetworkView is a router's view of the network: public gossip (possibly

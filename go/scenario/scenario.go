@@ -252,6 +252,13 @@ type Policy struct {
 	HtlcMinMsat uint64  `json:"htlc_min_msat"`
 	HtlcMaxMsat *uint64 `json:"htlc_max_msat,omitempty"`
 	Disabled    bool    `json:"disabled,omitempty"`
+
+	// InboundFeeBaseMsat and InboundFeeRatePPM are the announcing node's
+	// inbound fee on this channel (lnd 0.18+): what it adds to its fee for
+	// an HTLC that comes in to it over this channel, almost always a
+	// discount (negative); absent, none.
+	InboundFeeBaseMsat int32 `json:"inbound_fee_base_msat,omitempty"`
+	InboundFeeRatePPM  int32 `json:"inbound_fee_rate_ppm,omitempty"`
 }
 
 // FeeLimit is the payment's fee limit: its own, or the defaults' base plus

@@ -206,7 +206,10 @@ func cltvBudget(spec *routing.SimPaymentSpec, height uint32) (uint64, bool) {
 // maximum flow over the true balances along every direction with an
 // enabled actual policy (the sender's own always), with no payment's limits
 // applied. The corpus generator sizes payments by it (cmd/maxflow); it is 0
-// for a node the world does not know.
+// for a node the world does not know. It counts what each direction can
+// spend and its free slots, not which peers are online: a payment is sized
+// by what the network holds, and a peer offline at the scenario's start may
+// be back by the payment's.
 func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
 	t, ok := w.net.nodeIndex[target]
 	if !ok {
@@ -214,7 +217,7 @@ func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
 	}
 	net := w.net
 	flow := net.maxFlow(w.source, t, math.MaxUint64, func(dir int) uint64 {
-		if !net.forwards(dir, w.source) || !w.online(net.channels[dir/2].nodes[1-dir%2], w.now) {
+		if !net.forwards(dir, w.source) {
 			return 0
 		}
 		return uint64(net.channels[dir/2].bandwidth(dir % 2))

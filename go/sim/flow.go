@@ -55,6 +55,7 @@ func (n *Network) boundGraph(source int) *boundGraph {
 				in: int32(2*ci + 1 - d), next: int32(n.channels[ci].nodes[1-d])})
 		}
 	}
+	discounts := n.inboundDiscounts()
 	for dir := 0; dir < dirs; dir++ {
 		c := &n.channels[dir/2]
 		g.tail[dir], g.head[dir] = int32(c.nodes[dir%2]), int32(c.nodes[1-dir%2])
@@ -66,10 +67,30 @@ func (n *Network) boundGraph(source int) *boundGraph {
 				g.delta[dir], g.base[dir] = uint64(p.TimeLockDelta), uint64(p.FeeBaseMSat)
 				g.rate[dir] = uint64(p.FeeProportionalMillionths)
 			}
+			if discounts[c.nodes[dir%2]] {
+				// An inbound discount can take the hop's fee down to 0
+				// (routing.HopFee): no fee of it is sure.
+				g.base[dir], g.rate[dir] = 0, 0
+			}
 		}
 	}
 	n.bg = g
 	return g
+}
+
+// inboundDiscounts marks the nodes that announce a negative inbound fee on
+// some channel of theirs.
+func (n *Network) inboundDiscounts() []bool {
+	out := make([]bool, len(n.nodes))
+	for i := range n.channels {
+		c := &n.channels[i]
+		for d, p := range c.actual {
+			if p != nil && (p.InboundFeeBaseMSat < 0 || p.InboundFeeRate < 0) {
+				out[c.nodes[d]] = true
+			}
+		}
+	}
+	return out
 }
 
 // distances is the least total weight of a path of usable directions from

@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/routing"
 )
 
 // legHold is the liquidity one shard locks on one channel.
@@ -57,6 +58,9 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 	timestamp := uint32(w.now.Unix())
 	prevNode := w.source
 	var holds []legHold
+	// inbound is the forwarding node's own policy of the channel the
+	// HTLC came in over, whose inbound fee it adds (none for the sender).
+	var inbound *routing.CachedEdgePolicy
 
 	for i, hop := range rt.Hops {
 		ci := net.chanIndex[hop.ChannelID]
@@ -68,7 +72,7 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 			w.release(holds)
 			return forwardOutcome{failIdx: i, failure: &lnwire.FailUnknownNextPeer{}}
 		}
-		msg, upd := forwardCheck(c, d, rt, i, height, timestamp)
+		msg, upd := forwardCheck(c, d, inbound, rt, i, height, timestamp)
 		if msg == nil {
 			msg = addHTLC(c, d)
 		}
@@ -84,6 +88,7 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 		c.hold(d, amt)
 		holds = append(holds, legHold{channel: ci, dir: d, amt: amt})
 		prevNode = c.nodes[1-d]
+		inbound = c.actual[1-d]
 	}
 	if msg := receiverCheck(rt, height, finalCltvDelta); msg != nil {
 		w.release(holds)
@@ -95,15 +100,17 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 // forwardCheck is what the node at position i of rt (the sender at 0)
 // checks before it offers the HTLC over channel c in direction d, in the
 // order lnd checks it: the switch's refusal of a disabled channel, then
-// htlcswitch.(*channelLink).CheckHtlcForward: the fee, canSendHtlc (the
+// htlcswitch.(*channelLink).CheckHtlcForward: the fee (the outbound fee
+// of c plus the node's inbound fee on the channel it came in over, the
+// sum never below 0: routing.HopFee), canSendHtlc (the
 // policy's minimum and maximum, an expiry too soon or too far, the
 // balance), the time-lock delta. The sender checks only
 // what its own link's canSendHtlc checks of the route (CheckHtlcTransit):
 // the expiry and its balance. It returns the failure and the channel
 // update it carries, or nil when the node forwards (addHTLC then checks
 // the slots).
-func forwardCheck(c *channel, d int, rt *route.Route, i int, height,
-	timestamp uint32) (lnwire.FailureMessage, *lnwire.ChannelUpdate1) {
+func forwardCheck(c *channel, d int, inbound *routing.CachedEdgePolicy, rt *route.Route, i int,
+	height, timestamp uint32) (lnwire.FailureMessage, *lnwire.ChannelUpdate1) {
 
 	amt, lock := amountOver(rt, i), timeLockOver(rt, i)
 	upd := c.channelUpdate(d, timestamp)
@@ -119,7 +126,7 @@ func forwardCheck(c *channel, d int, rt *route.Route, i int, height,
 	switch {
 	case pol == nil || pol.IsDisabled:
 		return lnwire.NewChannelDisabled(uint16(upd.ChannelFlags), *upd), upd
-	case inAmt < amt || inAmt-amt < pol.ComputeFee(amt):
+	case inAmt < amt || inAmt-amt < routing.HopFee(pol, inbound, amt):
 		return lnwire.NewFeeInsufficient(amt, *upd), upd
 	case amt < pol.MinHTLC:
 		return lnwire.NewAmountBelowMinimum(amt, *upd), upd

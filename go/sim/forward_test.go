@@ -189,6 +189,28 @@ func TestForwardFailureCodes(t *testing.T) {
 			wantIdx: 2, want: "incorrect_cltv_expiry", update: true,
 		},
 		{
+			// CheckHtlcForward adds the node's inbound fee on the channel
+			// the HTLC came in over (lnd 0.18+): node 2's discount on
+			// channel 1 cancels its fee on channel 2, so a route that pays
+			// node 2 nothing passes. The old simulator said
+			// fee_insufficient.
+			name: "inbound discount",
+			world: func(w *World) {
+				in := w.net.channels[1].actual[1] // node 2's own policy of channel 1
+				in.InboundFeeBaseMSat, in.InboundFeeRate = -1000, -100
+			},
+			mangle:  func(rt *route.Route) { dropFeeAt(rt, 2) },
+			wantIdx: -1,
+		},
+		{
+			// A positive inbound fee is a surcharge the route did not pay.
+			name: "inbound surcharge",
+			world: func(w *World) {
+				w.net.channels[1].actual[1].InboundFeeBaseMSat = 1
+			},
+			wantIdx: 2, want: "fee_insufficient", update: true,
+		},
+		{
 			// htlcswitch's handlePacketAdd finds no link to an offline
 			// peer: unknown_next_peer, no update, before CheckHtlcForward.
 			name:    "next peer offline",
@@ -296,6 +318,17 @@ func balances(w *World) [8][2]lnwire.MilliSatoshi {
 		out[i] = w.net.channels[i].local
 	}
 	return out
+}
+
+// dropFeeAt takes the fee node hop keeps off the route: every amount before
+// it falls by what it keeps.
+func dropFeeAt(rt *route.Route, hop int) {
+	fee := rt.Hops[hop-2].AmtToForward - rt.Hops[hop-1].AmtToForward
+	rt.TotalAmount -= fee
+	for i := 0; i < hop-2; i++ {
+		rt.Hops[i].AmtToForward -= fee
+	}
+	rt.Hops[hop-2].AmtToForward -= fee
 }
 
 // setOffline takes node offline from now until long after any test's end.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/lightningnetwork/lnd/tlv"
 	"github.com/routesim-evolve/routesim/internal/flownet"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
@@ -148,6 +149,8 @@ func policyOf(id uint64, isNode1 bool, p *scenario.Policy,
 		FeeBaseMSat:               lnwire.MilliSatoshi(p.FeeBaseMsat),
 		FeeProportionalMillionths: lnwire.MilliSatoshi(p.FeeRatePPM),
 		MaxHTLC:                   capacity,
+		InboundFeeBaseMSat:        p.InboundFeeBaseMsat,
+		InboundFeeRate:            p.InboundFeeRatePPM,
 	}
 	if p.HtlcMaxMsat != nil {
 		pol.HasMaxHTLC = true
@@ -275,6 +278,10 @@ func (c *channel) channelUpdate(d int, timestamp uint32) *lnwire.ChannelUpdate1 
 	upd.HtlcMaximumMsat = p.MaxHTLC
 	upd.BaseFee = uint32(min(p.FeeBaseMSat, math.MaxUint32))
 	upd.FeeRate = uint32(min(p.FeeProportionalMillionths, math.MaxUint32))
+	if p.InboundFeeBaseMSat != 0 || p.InboundFeeRate != 0 {
+		upd.InboundFee = tlv.SomeRecordT(tlv.NewRecordT[tlv.TlvType55555](
+			lnwire.Fee{BaseFee: p.InboundFeeBaseMSat, FeeRate: p.InboundFeeRate}))
+	}
 	return upd
 }
 
@@ -292,5 +299,8 @@ func (c *channel) applyUpdate(d int, upd *lnwire.ChannelUpdate1) {
 		FeeBaseMSat:               lnwire.MilliSatoshi(upd.BaseFee),
 		FeeProportionalMillionths: lnwire.MilliSatoshi(upd.FeeRate),
 	}
+	upd.InboundFee.WhenSome(func(fee tlv.RecordT[tlv.TlvType55555, lnwire.Fee]) {
+		pol.InboundFeeBaseMSat, pol.InboundFeeRate = fee.Val.BaseFee, fee.Val.FeeRate
+	})
 	c.announced[d] = pol
 }

@@ -30,7 +30,8 @@ type TrueEdge struct {
 }
 
 // TrueEdges returns every channel direction with its true balance and
-// policy, in channel order: the clairvoyant's view of the network.
+// policy, in channel order, direction 0 then 1 (an edge's reverse is at its
+// index xor 1): the clairvoyant's view of the network.
 func (w *World) TrueEdges() []TrueEdge {
 	net := w.net
 	out := make([]TrueEdge, 0, 2*len(net.channels))

@@ -52,6 +52,9 @@ func (v *gossipView) ForEachNodeDirectedChannel(node route.Vertex,
 			policy := *in
 			dc.InPolicy = &policy
 		}
+		if own := c.announced[d]; own != nil {
+			dc.InboundFeeBaseMSat, dc.InboundFeeRate = own.InboundFeeBaseMSat, own.InboundFeeRate
+		}
 		if err := cb(dc); err != nil {
 			return err
 		}

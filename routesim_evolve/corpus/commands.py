@@ -28,6 +28,7 @@ from routesim_evolve.corpus.load import CorpusError, load_corpus
 from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena
 from routesim_evolve.corpus.settings import (
     DIFFICULTIES,
+    DIFFICULTY_RULES,
     ArenaSettings,
     AttributionRates,
     FloatRange,
@@ -221,6 +222,7 @@ def build_settings(params: dict[str, Any], explicit: set[str]) -> GeneratorSetti
             raise click.UsageError("--difficulty and --amount-share both set the amount share: "
                                    "give one")
         common["amount_share"] = DIFFICULTIES[params["difficulty"]].model_dump()
+        common["rules"] = DIFFICULTY_RULES[params["difficulty"]].model_dump()
     arenas = {
         arena: ArenaSettings.model_validate({
             **base.arenas.get(arena, default_arena_settings(arena)).model_dump(),
@@ -304,7 +306,10 @@ def corpus_command() -> None:
                    "of --amount-share, "
                    + ", ".join(f"{name} {_plain(r.min)}–{_plain(r.max)}"
                                for name, r in DIFFICULTIES.items())
-                   + " of the max flow. [default: none, amounts from --amount-sat alone]")
+                   + " of the max flow; hard also plays harsher rules of real nodes (more "
+                   "small-slot and busy nodes, flaky peers, lnd's highest commitment fee "
+                   "rate: corpus/settings.py hard_rules). [default: none, amounts from "
+                   "--amount-sat alone]")
 @click.option("--drift", help="EVENTS_PER_HOUR,MEDIAN_SHIFT_SAT of background traffic in the "
               "drift arena (other arenas have none)."
               + _default(",".join(_plain(v) for v in _DRIFT.values())))

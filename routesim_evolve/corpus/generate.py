@@ -71,7 +71,7 @@ from routesim_evolve.corpus.settings import (
 from routesim_evolve.corpus.topology import synthetic_graph
 
 # Bump whenever the same settings would give different files.
-GENERATOR_VERSION: Final = "6"
+GENERATOR_VERSION: Final = "8"
 GENERATOR_MODULE: Final = __name__
 
 
@@ -369,6 +369,9 @@ def _channel_body(body: dict[str, Any]) -> dict[str, Any]:
             del policy["htlc_max_msat"]
         if not policy["disabled"]:
             del policy["disabled"]
+        for key in ("inbound_fee_base_msat", "inbound_fee_rate_ppm"):
+            if not policy[key]:
+                del policy[key]
     return body
 
 

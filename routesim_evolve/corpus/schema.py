@@ -86,6 +86,11 @@ class Policy(_Strict):
         default=None, description="largest HTLC forwarded; absent means the capacity"
     )
     disabled: bool = False
+    inbound_fee_base_msat: int = Field(
+        default=0, ge=-(1 << 31), lt=1 << 31,
+        description="the announcing node's inbound fee on this channel (lnd 0.18+): what it "
+        "adds to its fee for an HTLC arriving over it, almost always a discount (negative)")
+    inbound_fee_rate_ppm: int = Field(default=0, ge=-(1 << 31), lt=1 << 31)
 
 
 class Node(_Strict):

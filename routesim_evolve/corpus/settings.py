@@ -227,6 +227,33 @@ DIFFICULTIES: Final[dict[str, FloatRange]] = {
 }
 
 
+def hard_rules() -> Rules:
+    """The hard preset's rules: lnd's channel state as real_node_rules has it,
+    with more of the uncertainty a router can learn about. A third of the nodes
+    accept 30 HTLCs and a quarter of the directions carry 20 to 40 of others',
+    so about one direction in twenty-three is full for the whole scenario and
+    fails without an update; a fifth of the nodes go offline for a quarter of
+    an hour on average, and come back; the commitment's fee rate is lnd's cap
+    for anchor channels (10 sat/vB), so a funder keeps 7,100 sat or more back
+    besides its reserve. A router that remembers what failed and why, and when to try
+    again, closes the gap; amounts alone (amount_share) no longer make it."""
+    return Rules(
+        reserve_share=0.01, dust_limit_sat=354, commit_feerate_sat_per_kw=2500, anchors_sat=660,
+        htlc_slots=HtlcSlots(large_limit=483, small_limit=30, small_share=0.33,
+                             busy_share=0.25, busy_htlcs_min=20, busy_htlcs_max=40),
+        peers=Peers(flaky_share=0.2, online_mean_s=3600, offline_mean_s=900),
+    )
+
+
+#: The rules each difficulty preset writes with its amount shares: the real
+#: nodes' defaults, and more uncertainty for hard.
+DIFFICULTY_RULES: Final[dict[str, Rules]] = {
+    "easy": real_node_rules(),
+    "medium": real_node_rules(),
+    "hard": hard_rules(),
+}
+
+
 def arena_switched_on(arena: Arena, settings: ArenaSettings) -> bool:
     return switched_on(arena_spec(arena), settings.switch_fields())
 

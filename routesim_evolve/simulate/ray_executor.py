@@ -35,6 +35,11 @@ import orjson
 import ray
 from ray.exceptions import RayError
 
+import routesim_evolve.simulate.diagnose as diagnose
+import routesim_evolve.simulate.result_format as result_format
+import routesim_evolve.simulate.routers as routers
+import routesim_evolve.simulate.run_outcome as run_outcome
+import routesim_evolve.simulate.sandbox as sandbox
 from routesim_evolve.build.cache import BuildLimits
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.build.trusted import (
@@ -46,7 +51,6 @@ from routesim_evolve.build.trusted import (
 )
 from routesim_evolve.corpus.load import scenario_graph_file
 from routesim_evolve.fsutil import atomic_write, evict_oldest, touch_if_stale
-from routesim_evolve.simulate import diagnose, result_format, routers, run_outcome, sandbox
 from routesim_evolve.simulate.run_outcome import RunOutcome, RunStatus
 from routesim_evolve.simulate.sandbox import RunOptions, SandboxLimits, resolve_run, run_binary
 
