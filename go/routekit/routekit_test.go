@@ -2,6 +2,7 @@ package routekit
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func TestShortest(t *testing.T) {
 			if p == nil {
 				t.Fatalf("found none, want %v", tc.want)
 			}
-			if got := channels(p); !equal(got, tc.want) {
+			if got := channels(p); !slices.Equal(got, tc.want) {
 				t.Fatalf("channels %v, want %v", got, tc.want)
 			}
 			if p.Fee() != tc.wantFe {
@@ -123,7 +124,7 @@ func TestInboundFees(t *testing.T) {
 	q := &Query{Source: 0, Target: 3, Amount: 1_000_000, FeeBudget: 10_000,
 		FinalLock: 800_040, MaxHops: 2, Cost: feeCost}
 	p := NewSearcher(g).Shortest(q)
-	if p == nil || !equal(channels(p), []uint64{1, 2}) {
+	if p == nil || !slices.Equal(channels(p), []uint64{1, 2}) {
 		t.Fatalf("path %v, want [1 2]", p)
 	}
 	// Node 1's fee: 1000 + 100 ppm of 1M, less 1000 + 100 ppm of 1.0011M
@@ -132,7 +133,7 @@ func TestInboundFees(t *testing.T) {
 		t.Fatalf("fee %d, want 0", p.Fee())
 	}
 	again := PathAlong(p.Edges, 0, q.Amount)
-	if !equalAmts(again.Amts, p.Amts) {
+	if !slices.Equal(again.Amts, p.Amts) {
 		t.Fatalf("PathAlong %v, search %v", again.Amts, p.Amts)
 	}
 	// A surcharge instead: node 1 now asks 1100 + 2000 msat, more than
@@ -143,33 +144,9 @@ func TestInboundFees(t *testing.T) {
 		}
 	}
 	g.Refresh(1)
-	if p := NewSearcher(g).Shortest(q); p == nil || !equal(channels(p), []uint64{3, 4}) || p.Fee() != 3000 {
+	if p := NewSearcher(g).Shortest(q); p == nil || !slices.Equal(channels(p), []uint64{3, 4}) || p.Fee() != 3000 {
 		t.Fatalf("path with a surcharge: %v, want [3 4] for 3000", p)
 	}
-}
-
-func equalAmts(a, b []lnwire.MilliSatoshi) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equal(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestMaxFlow(t *testing.T) {
