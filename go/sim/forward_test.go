@@ -127,43 +127,30 @@ func TestForwardFailureCodes(t *testing.T) {
 		{
 			// lnwallet's availableCommitmentBalance: the reserve is not
 			// spendable; canSendHtlc refuses with the update.
-			name: "reserve",
-			world: func(w *World) {
-				w.net.channels[1].setBalance(amt + 5_000_000)
-				w.net.channels[1].keep[0] = 10_000_000
-			},
+			name:    "reserve",
+			world:   keepBack(1, amt+5_000_000, 10_000_000, 0, 0),
 			wantIdx: 1, want: "temporary_channel_failure", update: true,
 		},
 		{
 			// The sender's own link: its reserve binds it too, and it
 			// learns nothing from its own update.
-			name: "sender's reserve",
-			world: func(w *World) {
-				w.net.channels[0].setBalance(amt + 5_000_000)
-				w.net.channels[0].keep[0] = 10_000_000
-			},
+			name:    "sender's reserve",
+			world:   keepBack(0, amt+5_000_000, 10_000_000, 0, 0),
 			wantIdx: 0, want: "temporary_channel_failure",
 		},
 		{
 			// The funder keeps lnwallet.CalcFeeBuffer: at 2,500 sat/kw,
 			// 2 × 2.5 × (1,124 + 172) = 6,480 sat of a 5,000-sat margin.
-			name: "funder's fee buffer",
-			world: func(w *World) {
-				w.net.channels[1].setBalance(amt + 5_000_000)
-				w.net.channels[1].feeRate[0] = 2500
-			},
+			name:    "funder's fee buffer",
+			world:   keepBack(1, amt+5_000_000, 0, 2500, 0),
 			wantIdx: 1, want: "temporary_channel_failure", update: true,
 		},
 		{
 			// The fee buffer grows with the HTLCs on the commitment:
 			// 6,480 sat fits a 7,000-sat margin, 7,340 with one more
 			// HTLC (either way) does not.
-			name: "fee buffer counts the HTLCs in flight",
-			world: func(w *World) {
-				w.net.channels[1].setBalance(amt + 7_000_000)
-				w.net.channels[1].feeRate[0] = 2500
-				w.net.channels[1].slotsUsed[1] = 1
-			},
+			name:    "fee buffer counts the HTLCs in flight",
+			world:   keepBack(1, amt+7_000_000, 0, 2500, 1),
 			wantIdx: 1, want: "temporary_channel_failure", update: true,
 		},
 		{
@@ -318,6 +305,17 @@ func balances(w *World) [8][2]lnwire.MilliSatoshi {
 		out[i] = w.net.channels[i].local
 	}
 	return out
+}
+
+// keepBack gives channel ch's sending side a balance of which it keeps keep
+// back (and, at a fee rate, lnd's fee buffer over the HTLCs others have in
+// flight the other way).
+func keepBack(ch int, balance, keep lnwire.MilliSatoshi, rate uint64, others int) func(*World) {
+	return func(w *World) {
+		c := &w.net.channels[ch]
+		c.setBalance(balance)
+		c.keep[0], c.feeRate[0], c.slotsUsed[1] = keep, rate, others
+	}
 }
 
 // dropFeeAt takes the fee node hop keeps off the route: every amount before
