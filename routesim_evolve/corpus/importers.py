@@ -123,22 +123,21 @@ def _fit_htlc_max(
 
 
 class PolicyKeys(NamedTuple):
-    """Where a dump format keeps each field of a channel direction's policy
-    (None: the format has no such field)."""
+    """Where a dump format keeps each field of a channel direction's policy;
+    inbound: its inbound fee's base and rate, where the format has one."""
 
     base: str
     rate: str
     delay: str
     htlc_min: str
     htlc_max: str
-    inbound_base: str | None = None
-    inbound_rate: str | None = None
+    inbound: tuple[str, str] | None = None
 
 
 LNCLI_POLICY = PolicyKeys(base="fee_base_msat", rate="fee_rate_milli_msat",
                           delay="time_lock_delta", htlc_min="min_htlc",
-                          htlc_max="max_htlc_msat", inbound_base="inbound_fee_base_msat",
-                          inbound_rate="inbound_fee_rate_milli_msat")
+                          htlc_max="max_htlc_msat",
+                          inbound=("inbound_fee_base_msat", "inbound_fee_rate_milli_msat"))
 LISTCHANNELS_POLICY = PolicyKeys(base="base_fee_millisatoshi", rate="fee_per_millionth",
                                  delay="delay", htlc_min="htlc_minimum_msat",
                                  htlc_max="htlc_maximum_msat")
@@ -160,17 +159,17 @@ def _policy(
         htlc_min_msat=minimum,
         htlc_max_msat=_fit_htlc_max(maximum, minimum, capacity_sat, report),
         disabled=disabled,
-        inbound_fee_base_msat=_int32(raw, keys.inbound_base),
-        inbound_fee_rate_ppm=_int32(raw, keys.inbound_rate),
+        inbound_fee_base_msat=_int32(raw, keys.inbound, 0),
+        inbound_fee_rate_ppm=_int32(raw, keys.inbound, 1),
     )
 
 
-def _int32(raw: Mapping[str, Any], key: str | None) -> int:
-    """A signed 32-bit field (an inbound fee), clamped; 0 where the format
+def _int32(raw: Mapping[str, Any], keys: tuple[str, str] | None, which: int) -> int:
+    """A signed 32-bit field of an inbound fee, clamped; 0 where the format
     has none or the record leaves it out."""
-    if key is None:
+    if keys is None:
         return 0
-    return max(-(1 << 31), min(as_int(raw.get(key)), (1 << 31) - 1))
+    return max(-(1 << 31), min(as_int(raw.get(keys[which])), (1 << 31) - 1))
 
 
 def _channel(

@@ -53,21 +53,25 @@ func TestFlows(t *testing.T) {
 // cheap corridor (2 a unit) first, then the dear one (10 a unit); an amount
 // the network cannot carry has no lower bound to give.
 func TestLeastCost(t *testing.T) {
-	tests := []struct {
-		name     string
-		want     int64
+	type leastCost struct {
 		cost     uint64
 		complete bool
+	}
+	tests := []struct {
+		name   string
+		amount int64
+		want   leastCost
 	}{
-		{"within the cheap corridor", 4, 4 * 2, true},
-		{"both corridors", 15, 10*2 + 5*10, true},
-		{"more than the network carries", 41, 10*2 + 30*10, false},
+		{"within the cheap corridor", 4, leastCost{4 * 2, true}},
+		{"both corridors", 15, leastCost{10*2 + 5*10, true}},
+		{"more than the network carries", 41, leastCost{10*2 + 30*10, false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cost, complete := diamond().LeastCost(0, 3, tt.want)
-			if cost != tt.cost || complete != tt.complete {
-				t.Errorf("cost %d complete %v, want %d %v", cost, complete, tt.cost, tt.complete)
+			var got leastCost
+			got.cost, got.complete = diamond().LeastCost(0, 3, tt.amount)
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}
