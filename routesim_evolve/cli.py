@@ -363,6 +363,7 @@ def _compare(corpus: Path | None, split: str, files: list[Path], json_out: Path 
     click.echo(f"done in {time.monotonic() - started:.1f}s", err=True)
     _print_tables(comparison, worlds.secret, with_pairs)
     click.echo("\n" + worlds_line(worlds.secret, worlds.given))
+    click.echo(comparison.rules_played)
     if json_out is not None:
         json_out.write_bytes(orjson.dumps(comparison.model_dump(mode="json"),
                                           option=orjson.OPT_INDENT_2))

@@ -97,6 +97,7 @@ def heldout_context(comparison: Comparison) -> dict[str, Any]:
         "distance": distance_rows(comparison),
         "pairs": comparison.pairs,
         "flags": sanity_flags(comparison),
+        "rules": comparison.rules_played,
         "scenarios": dict(sorted(by_scenario.items())),
         "arena_plot": plots.arena_bars(rows, comparison.routers),
         "pairs_plot": plots.pairs_plot(comparison.pairs) if comparison.pairs else None,

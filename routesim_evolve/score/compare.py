@@ -22,6 +22,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from routesim_evolve.corpus.examples import ScenarioExample, original_name, reseeded
+from routesim_evolve.corpus.rules_summary import rules_line
+from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret, resolve
 from routesim_evolve.score.axes import ScoreAxes, ScoreTerms, score_result
 from routesim_evolve.score.evaluator import Evaluation, Evaluator, ReferenceResults
@@ -97,6 +99,9 @@ class Comparison(BaseModel):
     #: hidden ones (`--world-secret HEX` plays them again); "" where not
     #: recorded (a run's held-out table: its secret stays in world.key).
     world_secret: str = ""
+    #: The rules real nodes enforce that the scenarios played, in words
+    #: (report/rules.py); "" for a comparison recorded before they were said.
+    rules_played: str = ""
     #: With `--check-replay`: every router's public-minus-hidden score.
     replay_check: list[ReplayCheck] = []
 
@@ -132,7 +137,9 @@ def compare_routers(
         for router in references.routers:
             scores += [_reference_score(router, ex, references) for ex in pool]
     routers = [*candidates, *references.routers]
-    return Comparison(routers=routers, scores=scores, pairs=_pairs(routers, scores, candidates))
+    return Comparison(routers=routers, scores=scores, pairs=_pairs(routers, scores, candidates),
+                      rules_played=rules_line(
+                          Scenario.model_validate_json(e.path.read_bytes()) for e in examples))
 
 
 def _run_all(
