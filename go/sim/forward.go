@@ -73,6 +73,15 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 			return forwardOutcome{failIdx: i, failure: &lnwire.FailUnknownNextPeer{}}
 		}
 		msg, upd := forwardCheck(c, d, inbound, rt, i, height, timestamp)
+		if msg != nil && i > 0 {
+			// Non-strict forwarding: lnd's switch offers the HTLC over any
+			// channel to the same peer that passes the checks.
+			if alt, ok := w.parallelChannel(ci, d, inbound, rt, i, height, timestamp); ok {
+				ci, c = alt, &net.channels[alt]
+				d = c.direction(prevNode)
+				msg, upd = nil, nil
+			}
+		}
 		if msg == nil {
 			msg = addHTLC(c, d)
 		}
@@ -140,6 +149,32 @@ func forwardCheck(c *channel, d int, inbound *routing.CachedEdgePolicy, rt *rout
 		return lnwire.NewIncorrectCltvExpiry(inLock, *upd), upd
 	}
 	return nil, nil
+}
+
+// parallelChannel is the channel the node at position i of rt forwards over
+// instead of channel ci (direction d), which failed its checks: another
+// channel of the node to the same peer that passes every check of
+// forwardCheck under its own policy, as lnd's switch picks among the links
+// to the peer (handlePacketAdd). lnd picks at random among all that pass,
+// the requested one included; the simulator keeps the requested one when
+// it passes, else takes the first by channel id, so that a run stays
+// deterministic. The sender's own first hop is strict in lnd too.
+func (w *World) parallelChannel(ci, d int, inbound *routing.CachedEdgePolicy, rt *route.Route,
+	i int, height, timestamp uint32) (int, bool) {
+
+	net := w.net
+	from, to := net.channels[ci].nodes[d], net.channels[ci].nodes[1-d]
+	for _, alt := range net.adjacent[from] {
+		c := &net.channels[alt]
+		ad := c.direction(from)
+		if alt == ci || c.nodes[1-ad] != to {
+			continue
+		}
+		if msg, _ := forwardCheck(c, ad, inbound, rt, i, height, timestamp); msg == nil {
+			return alt, true
+		}
+	}
+	return 0, false
 }
 
 // canSend is the part of lnd's canSendHtlc that the sender's own link and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
+	"github.com/routesim-evolve/routesim/scenario"
 )
 
 // TestForwardFailureCodes checks that each check of the forwarding path
@@ -370,5 +371,57 @@ func TestFailureUpdateCarriesActualPolicy(t *testing.T) {
 	// A route built from the corrected gossip now passes.
 	if out := w.forward(lineRoute(t, w, 3, amt), 40); out.failIdx != -1 {
 		t.Fatalf("route after the update failed at %d: %v", out.failIdx, out.failure)
+	}
+}
+
+// TestNonStrictForwarding checks lnd's switch picking another channel to
+// the same peer when the one the route names fails its checks
+// (htlcswitch's handlePacketAdd): the shard goes over the parallel channel
+// when that one passes under its own policy, and fails with the named
+// channel's own failure when it does not; the sender's first hop stays
+// strict. The old simulator failed every such shard.
+func TestNonStrictForwarding(t *testing.T) {
+	const amt = lnwire.MilliSatoshi(100_000_000)
+	tests := []struct {
+		name     string
+		parallel int // the parallel channel's ends: 0 for 0-1, 1 for 1-2
+		fee      uint32
+		wantIdx  int
+		onAlt    bool // the hold sits on the parallel channel
+	}{
+		{"a parallel channel carries it", 1, 100, -1, true},
+		{"a dearer parallel channel does not", 1, 200, 1, false},
+		{"the sender's own hop is strict", 0, 100, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := lineScenario(4, 1_000_000, testPolicy(1000, 100, 40), uint64(amt))
+			p1, p2 := *testPolicy(1000, tc.fee, 40), *testPolicy(1000, tc.fee, 40)
+			sc.Graph.Channels = append(sc.Graph.Channels, scenario.Channel{SCID: testSCID(10),
+				Node1: testNode(tc.parallel), Node2: testNode(tc.parallel + 1),
+				CapacitySat: 1_000_000, Policy1: &p1, Policy2: &p2})
+			w := mustWorld(t, sc)
+			setAllBalances(w, 500_000_000)
+			rt := lineRoute(t, w, 3, amt)
+			w.net.channels[tc.parallel].setBalance(amt - 1) // the named channel falls short
+			out := w.forward(rt, 40)
+			if out.failIdx != tc.wantIdx {
+				t.Fatalf("failing position %d (%v), want %d", out.failIdx, out.failure, tc.wantIdx)
+			}
+			if tc.wantIdx >= 0 {
+				if _, ok := out.failure.(*lnwire.FailTemporaryChannelFailure); !ok {
+					t.Fatalf("failure %v, want the named channel's temporary_channel_failure", out.failure)
+				}
+				return
+			}
+			alt := w.net.chanIndex[mustSCID(t, testSCID(10))]
+			if got := out.holds[tc.parallel].channel; (got == alt) != tc.onAlt {
+				t.Fatalf("hold on channel %d, parallel is %d", got, alt)
+			}
+			w.settle(out.holds)
+			if err := w.net.checkConservation(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

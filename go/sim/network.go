@@ -51,11 +51,13 @@ type channel struct {
 
 	// The rules' state (rules.go), all zero when the scenario plays no
 	// rules: keep[d] is what end d can never spend (its reserve, and the
-	// anchors on the funder's side), feeRate[d] the commitment fee rate
+	// anchors on the funder's side), dust the dust limit, feeRate[d] the
+	// commitment fee rate
 	// end d pays (the funder's only), slotLimit[d] how many HTLCs
 	// direction d may have in flight (0: no limit) and slotsUsed[d] how
 	// many it has, others' and the payments'.
 	keep      [2]lnwire.MilliSatoshi
+	dust      lnwire.MilliSatoshi // the dust limit (rules on), else 0
 	feeRate   [2]uint64
 	slotLimit [2]int
 	slotsUsed [2]int

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 
+	"github.com/btcsuite/btcd/btcutil"
 	"github.com/lightningnetwork/lnd/input"
 	"github.com/lightningnetwork/lnd/lntypes"
 	"github.com/lightningnetwork/lnd/lnwallet"
@@ -17,9 +18,10 @@ import (
 //   - the balance it may spend is lnwallet's availableCommitmentBalance:
 //     its balance less its reserve and, on the side that funded the
 //     channel, the anchors and lnwallet.CalcFeeBuffer (the commitment fee
-//     at twice the rate, with one more HTLC); the link's canSendHtlc
-//     refuses a larger HTLC with temporary_channel_failure and the
-//     channel's update;
+//     at twice the rate, with one more HTLC); on the other side, just under
+//     the dust limit when the funder cannot pay for one more HTLC; the
+//     link's canSendHtlc refuses a larger HTLC with
+//     temporary_channel_failure and the channel's update;
 //   - the HTLCs in flight one way may not exceed the receiving node's
 //     max_accepted_htlcs (lnwallet's validateCommitmentSanity,
 //     ErrMaxHTLCNumber); the link's handleDownstreamUpdateAdd turns that
@@ -43,6 +45,7 @@ func (w *World) drawRules() {
 		}
 	}
 	anchors := lnwire.MilliSatoshi(r.AnchorsSat) * 1000
+	dust := lnwire.NewMSatFromSatoshis(btcutil.Amount(r.DustLimitSat))
 	for i := range w.net.channels {
 		c := &w.net.channels[i]
 		reserve := lnwire.MilliSatoshi(max(
@@ -51,6 +54,7 @@ func (w *World) drawRules() {
 			reserve = 0
 		}
 		funder := rng.IntN(2)
+		c.dust = dust
 		for d := 0; d < 2; d++ {
 			c.keep[d] = reserve
 			if d == funder {
@@ -80,14 +84,29 @@ func (c *channel) spendable(d int) lnwire.MilliSatoshi {
 	if rate := c.feeRate[d]; rate > 0 {
 		// Every HTLC in flight either way is an output of the commitment
 		// whose fee the funder pays; the buffer adds one more.
-		htlcs := c.slotsUsed[0] + c.slotsUsed[1]
-		weight := lntypes.WeightUnit(input.AnchorCommitWeight + htlcs*input.HTLCWeight)
-		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), weight)
+		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), c.commitWeight())
 	}
 	if c.local[d] <= keep {
 		return 0
 	}
-	return c.local[d] - keep
+	ours := c.local[d] - keep
+	// The side that did not fund: when the funder cannot pay the fee of
+	// one more HTLC on the commitment, lnd reports just under the dust
+	// limit, so that only an HTLC left off the commitment can go.
+	if rate := c.feeRate[1-d]; rate > 0 && c.dust > 0 && ours >= c.dust {
+		withHTLC := chainfee.SatPerKWeight(rate).FeeForWeight(c.commitWeight() + input.HTLCWeight)
+		theirs := c.local[1-d] - min(c.local[1-d], c.keep[1-d])
+		if theirs < lnwire.NewMSatFromSatoshis(withHTLC) {
+			ours = c.dust - 1
+		}
+	}
+	return ours
+}
+
+// commitWeight is the weight of the channel's anchor commitment with every
+// HTLC in flight either way on it.
+func (c *channel) commitWeight() lntypes.WeightUnit {
+	return lntypes.WeightUnit(input.AnchorCommitWeight + (c.slotsUsed[0]+c.slotsUsed[1])*input.HTLCWeight)
 }
 
 // freeSlots is how many more HTLCs direction d of c may carry now;

@@ -124,3 +124,27 @@ func TestSpendable(t *testing.T) {
 		})
 	}
 }
+
+// TestSpendableWhenTheFunderCannotPay checks lnd's non-initiator case of
+// availableCommitmentBalance: when the funder's side, less what it keeps,
+// cannot pay the commitment's fee with one more HTLC (1,296 sat at
+// 1,000 sat/kw), the other side may send just under the dust limit.
+func TestSpendableWhenTheFunderCannotPay(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		theirs lnwire.MilliSatoshi // the funder's balance over what it keeps
+		want   lnwire.MilliSatoshi
+	}{
+		{"the funder can pay", 1_296_000, 40_000_000},
+		{"the funder cannot pay", 1_295_999, 354_000 - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := channel{local: [2]lnwire.MilliSatoshi{50_000_000, 10_660_000 + tc.theirs},
+				keep: [2]lnwire.MilliSatoshi{10_000_000, 10_660_000}, feeRate: [2]uint64{0, 1000},
+				dust: 354_000}
+			if got := c.spendable(0); got != tc.want {
+				t.Fatalf("spendable %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
