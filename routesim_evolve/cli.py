@@ -30,6 +30,7 @@ from routesim_evolve.corpus.commands import corpus_command
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret
+from routesim_evolve.realnet.commands import realnet_command
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
     render_axes,
@@ -401,6 +402,7 @@ def _router_names(files: list[Path]) -> list[str]:
 
 
 main.add_command(corpus_command)
+main.add_command(realnet_command)
 
 
 if __name__ == "__main__":
