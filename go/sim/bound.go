@@ -117,7 +117,7 @@ func (b *bound) capacities(perEdge uint64, balances bool) []uint64 {
 		d := dir % 2
 		caps[dir] = math.MaxUint64
 		if balances {
-			caps[dir] = uint64(c.spendable(d))
+			caps[dir] = uint64(c.spendableInAll(d))
 		}
 		htlcs := perEdge
 		if b.spec.Atomic || b.dynamic {
@@ -220,7 +220,11 @@ func (w *World) MaxFlowTo(target route.Vertex) lnwire.MilliSatoshi {
 		if !net.forwards(dir, w.source) {
 			return 0
 		}
-		return uint64(net.channels[dir/2].bandwidth(dir % 2))
+		c := &net.channels[dir/2]
+		if c.freeSlots(dir%2) == 0 {
+			return 0
+		}
+		return uint64(c.spendableInAll(dir % 2))
 	})
 	return lnwire.MilliSatoshi(flow)
 }

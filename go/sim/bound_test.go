@@ -48,6 +48,12 @@ func TestBoundOnALine(t *testing.T) {
 			change: func(w *World) { w.net.channels[0].actual[0].MinHTLC = 4 * amount }, want: amount},
 		{name: "a reserve", hops: 3, amount: amount,
 			change: func(w *World) { w.net.channels[1].keep[0] = 250_000_000 }, want: 50_000_000},
+		{name: "a broke funder caps each HTLC of the other side, not their sum", hops: 3,
+			amount: amount, change: func(w *World) {
+				c := &w.net.channels[1]
+				c.keep[1], c.feeRate[1], c.dust = c.local[1], 1000, 354_000
+			},
+			want: amount},
 		{name: "no free HTLC slot", hops: 3, amount: amount,
 			change: func(w *World) { w.net.channels[1].slotLimit[0], w.net.channels[1].slotsUsed[0] = 30, 30 },
 			want:   0},

@@ -80,19 +80,12 @@ func (w *World) drawRules() {
 // less what the rules keep back (lnwallet's availableCommitmentBalance
 // with the FeeBuffer). It is the balance itself where no rule is on.
 func (c *channel) spendable(d int) lnwire.MilliSatoshi {
-	keep := c.keep[d]
-	if rate := c.feeRate[d]; rate > 0 {
-		// Every HTLC in flight either way is an output of the commitment
-		// whose fee the funder pays; the buffer adds one more.
-		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), c.commitWeight())
-	}
-	if c.local[d] <= keep {
-		return 0
-	}
-	ours := c.local[d] - keep
+	ours := c.spendableInAll(d)
 	// The side that did not fund: when the funder cannot pay the fee of
 	// one more HTLC on the commitment, lnd reports just under the dust
-	// limit, so that only an HTLC left off the commitment can go.
+	// limit, so that only an HTLC left off the commitment can go. That
+	// caps one HTLC, not the total: a dust HTLC adds nothing to the fee,
+	// and another may follow it.
 	if rate := c.feeRate[1-d]; rate > 0 && c.dust > 0 && ours >= c.dust {
 		withHTLC := chainfee.SatPerKWeight(rate).FeeForWeight(c.commitWeight() + input.HTLCWeight)
 		theirs := c.local[1-d] - min(c.local[1-d], c.keep[1-d])
@@ -103,8 +96,27 @@ func (c *channel) spendable(d int) lnwire.MilliSatoshi {
 	return ours
 }
 
+// spendableInAll is what end d of c could spend over any number of HTLCs
+// from now: its balance less its reserve and, on the funder's side, the
+// anchors and the fee buffer at the HTLCs in flight now (more HTLCs only
+// raise it). The feasible bound caps a direction by it.
+func (c *channel) spendableInAll(d int) lnwire.MilliSatoshi {
+	keep := c.keep[d]
+	if rate := c.feeRate[d]; rate > 0 {
+		// Every HTLC in flight either way is an output of the commitment
+		// whose fee the funder pays; the buffer adds one more.
+		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), c.commitWeight())
+	}
+	if c.local[d] <= keep {
+		return 0
+	}
+	return c.local[d] - keep
+}
+
 // commitWeight is the weight of the channel's anchor commitment with every
-// HTLC in flight either way on it.
+// HTLC in flight either way on it. lnd leaves trimmed (dust) HTLCs off the
+// commitment; counting them too makes the simulator a little stricter for
+// tiny shards on a funder near its edge, never looser.
 func (c *channel) commitWeight() lntypes.WeightUnit {
 	return lntypes.WeightUnit(input.AnchorCommitWeight + (c.slotsUsed[0]+c.slotsUsed[1])*input.HTLCWeight)
 }
