@@ -35,6 +35,7 @@ func (w *World) drawPeers() {
 		return
 	}
 	p := r.Peers
+	up := p.OnlineMeanSec / (p.OnlineMeanSec + p.OfflineMeanSec) // the share of time online
 	pick := newStream(w.sc.Seed, streamPeers)
 	w.peers = make([]*peerSchedule, len(w.net.nodes))
 	for i := range w.peers {
@@ -42,7 +43,6 @@ func (w *World) drawPeers() {
 			continue
 		}
 		rng := newStream(w.sc.Seed, streamPeers, uint64(i))
-		up := p.OnlineMeanSec / (p.OnlineMeanSec + p.OfflineMeanSec)
 		w.peers[i] = &peerSchedule{rng: rng, start: w.sc.StartTime, onlineAtStart: rng.Float64() < up,
 			onMean: p.OnlineMeanSec, offMean: p.OfflineMeanSec}
 	}
@@ -63,12 +63,18 @@ func (w *World) offlineThrough(node int, a, b time.Time) bool {
 		return false
 	}
 	s := w.peers[node]
-	return !s.onlineAt(a) && s.flipsUpTo(b) == s.flipsUpTo(a)
+	flips := s.flipsUpTo(a)
+	return !s.onlineAfter(flips) && s.flipsUpTo(b) == flips
 }
 
 // onlineAt reports whether the node is online at t.
 func (s *peerSchedule) onlineAt(t time.Time) bool {
-	return s.onlineAtStart == (s.flipsUpTo(t)%2 == 0)
+	return s.onlineAfter(s.flipsUpTo(t))
+}
+
+// onlineAfter reports whether the node is online after its first n flips.
+func (s *peerSchedule) onlineAfter(n int) bool {
+	return s.onlineAtStart == (n%2 == 0)
 }
 
 // flipsUpTo counts the flips at or before t, drawing the schedule that far.
@@ -76,7 +82,7 @@ func (s *peerSchedule) flipsUpTo(t time.Time) int {
 	for len(s.flips) == 0 || !s.flips[len(s.flips)-1].After(t) {
 		last, online := s.start, s.onlineAtStart
 		if n := len(s.flips); n > 0 {
-			last, online = s.flips[n-1], s.onlineAtStart == (n%2 == 0)
+			last, online = s.flips[n-1], s.onlineAfter(n)
 		}
 		mean := s.offMean
 		if online {
