@@ -8,7 +8,8 @@ import json
 
 from repo_files import REPO
 
-from routesim_evolve.corpus.schema import Payment, PaymentDefaults
+from routesim_evolve.corpus.schema import HtlcSlots, Payment, PaymentDefaults
+from routesim_evolve.corpus.settings import MPP_TIMEOUT_S
 from routesim_evolve.score.invariants import MAX_ROUTE_HOPS
 from routesim_evolve.simulate.result_format import AttemptRecord
 
@@ -17,6 +18,15 @@ LIMITS = json.loads((REPO / "docs" / "examples" / "limits.json").read_text())
 
 def test_one_hop_limit():
     assert LIMITS["max_route_hops"] == MAX_ROUTE_HOPS
+
+
+def test_one_slot_ceiling_and_one_mpp_timeout():
+    """BOLT 02's max_accepted_htlcs ceiling bounds the rules' slot limits, and
+    lnd's MPP timeout bounds the generator's held rounds, as Go validates."""
+    for name in ("large_limit", "small_limit"):
+        assert any(getattr(m, "le", None) == LIMITS["max_accepted_htlcs"]
+                   for m in HtlcSlots.model_fields[name].metadata)
+    assert LIMITS["mpp_timeout_s"] == MPP_TIMEOUT_S
 
 
 def test_one_route_label_limit():

@@ -13,6 +13,8 @@ type limitsExample struct {
 	Comment            string         `json:"comment"`
 	MaxRouteHops       int            `json:"max_route_hops"`
 	MaxRouteLabelBytes int            `json:"max_route_label_bytes"`
+	MaxAcceptedHTLCs   int            `json:"max_accepted_htlcs"`
+	MPPTimeoutSec      int            `json:"mpp_timeout_s"`
 	FeeLimits          []feeLimitCase `json:"fee_limits"`
 }
 
@@ -44,6 +46,8 @@ func TestLimitsExample(t *testing.T) {
 			"./scenario -run LimitsExample); read by tests/test_limits_parity.py.",
 		MaxRouteHops:       routing.MaxRouteHops,
 		MaxRouteLabelBytes: routing.MaxRouteLabelBytes,
+		MaxAcceptedHTLCs:   MaxAcceptedHTLCs,
+		MPPTimeoutSec:      MPPTimeoutSec,
 	}
 	for _, c := range cases {
 		p := Payment{AmountMsat: c.AmountMsat, FeeLimitMsat: c.OwnMsat}
