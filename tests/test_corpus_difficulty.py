@@ -74,7 +74,7 @@ def _hard_settings() -> GeneratorSettings:
     arenas = {
         arena: settings.model_copy(update={
             "payments": settings.payments.model_copy(update={"min": 3, "max": 5}),
-            "amount_share": DIFFICULTIES["hard"],
+            "amount_share": DIFFICULTIES["hard"].amount_share,
         })
         for arena, settings in default_arenas().items()
     }
@@ -96,7 +96,7 @@ def test_a_hard_corpus_sizes_payments_near_the_flow(hard_corpus: Path) -> None:
     corpus = load_corpus(hard_corpus)
     scenarios = [s for split in corpus.splits.values() for s in split]
     flows = starting_flows([s.path for s in scenarios])
-    hard = DIFFICULTIES["hard"]
+    hard = DIFFICULTIES["hard"].amount_share
     shares = [p.amount_msat / f for s, fs in zip(scenarios, flows, strict=True)
               for p, f in zip(s.scenario.payments, fs, strict=True)]
     assert all(3 <= len(s.scenario.payments) <= 5 for s in scenarios)
@@ -120,7 +120,7 @@ def test_cli_difficulty_sets_the_share_and_conflicts_with_amount_share() -> None
     assert printed.exit_code == 0, printed.output
     resolved = GeneratorSettings.model_validate_json(printed.output)
     assert {repr(a.amount_share) for a in resolved.arenas.values()} == {
-        repr(DIFFICULTIES["medium"])}
+        repr(DIFFICULTIES["medium"].amount_share)}
     both = runner.invoke(corpus_command, ["generate", "--print-settings", "--difficulty",
                                           "hard", "--amount-share", "0.1,0.2"])
     assert both.exit_code == 2 and "give one" in both.output

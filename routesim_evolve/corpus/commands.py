@@ -28,7 +28,6 @@ from routesim_evolve.corpus.load import CorpusError, load_corpus
 from routesim_evolve.corpus.schema import ARENAS, SPLITS, Arena
 from routesim_evolve.corpus.settings import (
     DIFFICULTIES,
-    DIFFICULTY_RULES,
     ArenaSettings,
     AttributionRates,
     FloatRange,
@@ -221,8 +220,9 @@ def build_settings(params: dict[str, Any], explicit: set[str]) -> GeneratorSetti
         if "amount_share" in given:
             raise click.UsageError("--difficulty and --amount-share both set the amount share: "
                                    "give one")
-        common["amount_share"] = DIFFICULTIES[params["difficulty"]].model_dump()
-        common["rules"] = DIFFICULTY_RULES[params["difficulty"]].model_dump()
+        preset = DIFFICULTIES[params["difficulty"]]
+        common["amount_share"] = preset.amount_share.model_dump()
+        common["rules"] = preset.rules.model_dump()
     arenas = {
         arena: ArenaSettings.model_validate({
             **base.arenas.get(arena, default_arena_settings(arena)).model_dump(),
@@ -304,8 +304,8 @@ def corpus_command() -> None:
 @click.option("--difficulty", type=click.Choice(list(DIFFICULTIES)),
               help="Size payments by what the network holds toward their targets: a preset "
                    "of --amount-share, "
-                   + ", ".join(f"{name} {_plain(r.min)}–{_plain(r.max)}"
-                               for name, r in DIFFICULTIES.items())
+                   + ", ".join(f"{name} {_plain(d.amount_share.min)}–{_plain(d.amount_share.max)}"
+                               for name, d in DIFFICULTIES.items())
                    + " of the max flow; hard also plays harsher rules of real nodes (more "
                    "small-slot and busy nodes, flaky peers, lnd's highest commitment fee "
                    "rate: corpus/settings.py hard_rules). [default: none, amounts from "

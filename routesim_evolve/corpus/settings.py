@@ -218,15 +218,6 @@ class SenderSettings(_Settings):
     )
 
 
-#: The generator's difficulty presets: amount_share ranges, from payments far
-#: below what the network holds to payments near its limit.
-DIFFICULTIES: Final[dict[str, FloatRange]] = {
-    "easy": FloatRange(min=0.02, max=0.2),
-    "medium": FloatRange(min=0.1, max=0.6),
-    "hard": FloatRange(min=0.4, max=0.95),
-}
-
-
 def hard_rules() -> Rules:
     """The hard preset's rules: lnd's channel state as real_node_rules has it,
     with more of the uncertainty a router can learn about. A third of the nodes
@@ -245,12 +236,20 @@ def hard_rules() -> Rules:
     )
 
 
-#: The rules each difficulty preset writes with its amount shares: the real
-#: nodes' defaults, and more uncertainty for hard.
-DIFFICULTY_RULES: Final[dict[str, Rules]] = {
-    "easy": real_node_rules(),
-    "medium": real_node_rules(),
-    "hard": hard_rules(),
+class Difficulty(_Settings):
+    """A difficulty preset: the share of what the network holds each payment
+    is sized at, and the rules real nodes enforce that the world plays."""
+
+    amount_share: FloatRange
+    rules: Rules
+
+
+#: The generator's difficulty presets, from payments far below what the
+#: network holds to payments near its limit, with more uncertainty for hard.
+DIFFICULTIES: Final[dict[str, Difficulty]] = {
+    "easy": Difficulty(amount_share=FloatRange(min=0.02, max=0.2), rules=real_node_rules()),
+    "medium": Difficulty(amount_share=FloatRange(min=0.1, max=0.6), rules=real_node_rules()),
+    "hard": Difficulty(amount_share=FloatRange(min=0.4, max=0.95), rules=hard_rules()),
 }
 
 
