@@ -35,7 +35,6 @@ from typing import Final
 
 from routesim_evolve.build.gomodule import (
     LND_MODULE,
-    GoToolchainError,
     cache_root,
     go_binary,
     go_version,
@@ -191,12 +190,3 @@ def _fetch_env() -> dict[str, str]:
     if env.get("GOPROXY", "") in ("", "off"):
         env["GOPROXY"] = "https://proxy.golang.org,direct"
     return env
-
-
-__all__ = [
-    "GoToolchainError",
-    "RealBinaries",
-    "RealnetBuildError",
-    "btcd_version",
-    "real_binaries",
-]

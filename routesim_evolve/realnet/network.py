@@ -136,7 +136,10 @@ class LndNode:
         except json.JSONDecodeError as exc:
             raise RealnetError(f"{self.name}: lncli {args[0]} printed no JSON: "
                                f"{done.stdout[:200]!r}") from exc
-        return answer if isinstance(answer, dict) else {"items": answer}
+        if not isinstance(answer, dict):
+            raise RealnetError(f"{self.name}: lncli {args[0]} printed {type(answer).__name__}, "
+                               "not a JSON object")
+        return answer
 
 
 @dataclass
