@@ -37,7 +37,7 @@ func Run(sc *scenario.Scenario, factory routing.RouterFactory, opts Options) (*R
 func (w *World) Play(factory routing.RouterFactory, opts Options) (*Result, error) {
 	started := time.Now()
 	sc := w.sc
-	view := &gossipView{w: w}
+	view := w.view()
 	watch := &stopwatch{on: opts.Timing}
 	res := &Result{
 		Format:   FormatResult,

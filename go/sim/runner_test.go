@@ -62,7 +62,7 @@ func TestAtomicHoldAndRelease(t *testing.T) {
 			*routing.SimPaymentSpec) (routing.SimRouter, error) {
 			return r, nil
 		}
-		res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		res := w.runPayment(0, w.sc.Payments[0], factory, w.view(), &stopwatch{})
 		if err := w.checkSettled(); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestHeldShardsCountTowardTheCap(t *testing.T) {
 		*routing.SimPaymentSpec) (routing.SimRouter, error) {
 		return r, nil
 	}
-	res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+	res := w.runPayment(0, w.sc.Payments[0], factory, w.view(), &stopwatch{})
 	if res.Success || res.Attempts != 2 || res.FailureReason != ReasonPartsExhausted {
 		t.Fatalf("success %v after %d attempts (%q): the cap of 2 let a third through",
 			res.Success, res.Attempts, res.FailureReason)
@@ -180,7 +180,7 @@ func TestInvalidRoutes(t *testing.T) {
 				*routing.SimPaymentSpec) (routing.SimRouter, error) {
 				return r, nil
 			}
-			res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+			res := w.runPayment(0, w.sc.Payments[0], factory, w.view(), &stopwatch{})
 			if res.FailureReason != ReasonInvalidRoute || res.Error == "" || res.Attempts != 0 {
 				t.Fatalf("got reason %q error %q attempts %d", res.FailureReason, res.Error, res.Attempts)
 			}
@@ -213,7 +213,7 @@ func TestAttemptLimitAndGiveUp(t *testing.T) {
 			*routing.SimPaymentSpec) (routing.SimRouter, error) {
 			return r, nil
 		}
-		res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		res := w.runPayment(0, w.sc.Payments[0], factory, w.view(), &stopwatch{})
 		if res.FailureReason != tc.want || res.Attempts != tc.tries || len(r.results) != tc.tries {
 			t.Fatalf("reason %q after %d attempts (%d reports), want %q after %d",
 				res.FailureReason, res.Attempts, len(r.results), tc.want, tc.tries)
@@ -237,7 +237,7 @@ func TestReceiverRefusalEndsThePayment(t *testing.T) {
 		*routing.SimPaymentSpec) (routing.SimRouter, error) {
 		return r, nil
 	}
-	res := w.runPayment(0, w.sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+	res := w.runPayment(0, w.sc.Payments[0], factory, w.view(), &stopwatch{})
 	if res.FailureReason != ReasonIncorrectDetails || res.Attempts != 1 || res.Success {
 		t.Fatalf("reason %q after %d attempts (success %v), want %q after 1",
 			res.FailureReason, res.Attempts, res.Success, ReasonIncorrectDetails)
@@ -372,7 +372,7 @@ func TestCommonRandomNumbers(t *testing.T) {
 	a.traffic.observe = func(e trafficEvent) { evA = append(evA, e) }
 	b.traffic.observe = func(e trafficEvent) { evB = append(evB, e) }
 	// World a makes a payment (its rounds play traffic too); b does not.
-	pay := a.runPayment(0, sc.Payments[0], newHopRouter, &gossipView{a}, &stopwatch{})
+	pay := a.runPayment(0, sc.Payments[0], newHopRouter, a.view(), &stopwatch{})
 	if pay.Attempts == 0 {
 		t.Fatal("the payment made no attempt")
 	}
@@ -527,7 +527,7 @@ func TestStrippedFailureTeachesNothing(t *testing.T) {
 			*routing.SimPaymentSpec) (routing.SimRouter, error) {
 			return r, nil
 		}
-		w.runPayment(0, sc.Payments[0], factory, &gossipView{w}, &stopwatch{})
+		w.runPayment(0, sc.Payments[0], factory, w.view(), &stopwatch{})
 		learned := w.net.channels[1].announced[0].FeeProportionalMillionths == 900
 		if learned == stripped {
 			t.Fatalf("stripped=%v: gossip learned the update: %v", stripped, learned)

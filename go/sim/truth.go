@@ -58,3 +58,71 @@ func (w *World) TrueEdges() []TrueEdge {
 
 // Source is the sending node.
 func (w *World) Source() route.Vertex { return w.sourceVertex() }
+
+// ChannelStart is one channel as the world begins, before its first
+// payment: what a network of real nodes must be built with to play the same
+// world (routesim_evolve/realnet). Only trusted tools see it.
+type ChannelStart struct {
+	ChannelID uint64
+	Nodes     [2]route.Vertex
+	Capacity  lnwire.MilliSatoshi
+
+	// Local[d] is end d's balance on the channel: its reserve, and on
+	// the funder's side the anchors and the commitment fee, included.
+	Local [2]lnwire.MilliSatoshi
+
+	// Funder is the end that opened the channel and pays its commitment
+	// fee; -1 when the scenario plays no rules or charges no commitment
+	// fee (no funder is drawn, or none pays).
+	Funder int
+
+	// SlotLimit[d] is how many HTLCs direction d may carry at once (the
+	// max_accepted_htlcs of the node at end 1-d); 0 when unlimited.
+	// BusySlots[d] of them others' HTLCs hold for the whole scenario.
+	SlotLimit [2]int
+	BusySlots [2]int
+
+	// Policy[d] is the policy end d applies (a copy); nil when it has none.
+	Policy [2]*routing.CachedEdgePolicy
+}
+
+// ChannelStarts returns every channel as the world begins, in channel
+// order. Call it before the first payment: it reads the current state.
+func (w *World) ChannelStarts() []ChannelStart {
+	out := make([]ChannelStart, 0, len(w.net.channels))
+	for i := range w.net.channels {
+		c := &w.net.channels[i]
+		s := ChannelStart{
+			ChannelID: c.id,
+			Nodes:     [2]route.Vertex{w.net.nodes[c.nodes[0]], w.net.nodes[c.nodes[1]]},
+			Capacity:  c.capacity,
+			Local:     c.local,
+			Funder:    -1,
+			SlotLimit: c.slotLimit,
+			BusySlots: c.slotsUsed,
+		}
+		for d := 0; d < 2; d++ {
+			if c.feeRate[d] > 0 {
+				s.Funder = d
+			}
+			if p := c.actual[d]; p != nil {
+				policy := *p
+				s.Policy[d] = &policy
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// FlakyNodes returns the nodes whose peers see them come and go (the
+// scenario's rules.peers), in graph order.
+func (w *World) FlakyNodes() []route.Vertex {
+	var out []route.Vertex
+	for i, s := range w.peers {
+		if s != nil {
+			out = append(out, w.net.nodes[i])
+		}
+	}
+	return out
+}

@@ -110,7 +110,7 @@ def real_binaries(say: Say | None = None) -> RealBinaries:
 
 def btcd_version(lnd: str) -> str:
     """The btcd version lnd's own go.mod requires."""
-    go_mod = _module_dir(LND_MODULE, lnd) / "go.mod"
+    go_mod = module_dir(LND_MODULE, lnd) / "go.mod"
     found = re.search(rf"^\s*{re.escape(BTCD_MODULE)}\s+(\S+)", go_mod.read_text(), re.M)
     if found is None:
         raise RealnetBuildError(f"{go_mod}: no `require {BTCD_MODULE}` line")
@@ -122,7 +122,7 @@ def _build_folder(lnd: str, btcd: str) -> Path:
     return cache_root() / "realnet" / safe
 
 
-def _module_dir(module: str, version: str) -> Path:
+def module_dir(module: str, version: str) -> Path:
     """The module's folder in the module cache, downloaded from the proxy
     when absent (`go mod download`, which the proxy serves)."""
     try:
@@ -148,7 +148,7 @@ def _module_copy(module: str, version: str, under: Path, say: Say | None) -> Pat
         return dest
     if say:
         say(f"realnet: copying {module}@{version} out of the module cache")
-    src = _module_dir(module, version)
+    src = module_dir(module, version)
     partial = dest.with_name(dest.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     shutil.copytree(src, partial, symlinks=True)

@@ -7,6 +7,11 @@
 //	routesim [--router candidate|lnd-apriori|lnd-bimodal|ldk|oracle]
 //	         [--ldk-bridge BIN] [--out FILE] [--no-timing] [--check]
 //	         [--cpuprofile FILE] SCENARIO.json
+//	routesim --serve
+//
+// --serve plays no scenario: it serves the candidate router over standard
+// input and output to a driver that plays its payments on real lnd nodes
+// (package realnet; docs/realnet.md, "The router protocol").
 //
 // --cpuprofile writes a CPU profile of the whole run, loading included, for
 // `go tool pprof` (docs/performance.md).
@@ -26,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/routesim-evolve/routesim/realnet"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
 	"github.com/routesim-evolve/routesim/sim"
@@ -64,9 +70,13 @@ func Run(args []string, stdout, stderr io.Writer, candidate routing.RouterFactor
 	check := fs.Bool("check", false, "verify conservation of funds after every payment")
 	ldkBridge := fs.String("ldk-bridge", "", "the routesim-ldk binary (built from ldk/), for --router ldk")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (loading included) to this file")
+	serve := fs.Bool("serve", false, "serve the candidate router to a real-node driver on stdin/stdout")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
+	}
+	if *serve {
+		return serveCandidate(positional, *routerName, stdout, stderr, candidate)
 	}
 	if len(positional) != 1 {
 		fmt.Fprintln(stderr, "usage: routesim [flags] SCENARIO.json")
@@ -178,4 +188,24 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// serveCandidate is --serve: the candidate router served to a real-node
+// driver until its input ends. Exit 0 at the end of the input, 2 on a
+// request that is not the protocol's or other arguments.
+func serveCandidate(positional []string, router string, stdout, stderr io.Writer,
+	candidate routing.RouterFactory) int {
+
+	if len(positional) != 0 || router != "candidate" {
+		fmt.Fprintln(stderr, "routesim: --serve takes no scenario and serves only the candidate")
+		return 2
+	}
+	if err := realnet.Serve(os.Stdin, stdout, candidate); err != nil {
+		fmt.Fprintf(stderr, "routesim --serve: %v\n", err)
+		if errors.Is(err, realnet.ErrProtocol) || errors.Is(err, realnet.ErrNoPayment) {
+			return 2
+		}
+		return 1
+	}
+	return 0
 }
