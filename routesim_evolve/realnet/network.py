@@ -194,7 +194,11 @@ class Regtest:
                 f"--logdir={d / 'logs'}", f"--configfile={d / 'btcd.conf'}",
                 f"--rpcuser={_RPC_USER}", f"--rpcpass={_RPC_PASS}",
                 f"--rpclisten=127.0.0.1:{rpc}", f"--listen=127.0.0.1:{p2p}",
-                f"--rpccert={d / 'rpc.cert'}", f"--rpckey={d / 'rpc.key'}", "--txindex"]
+                f"--rpccert={d / 'rpc.cert'}", f"--rpckey={d / 'rpc.key'}", "--txindex",
+                # btcd's defaults (10 clients, 25 websockets) are fewer than
+                # a dozen lnd nodes hold; past them lnd's connection flaps.
+                "--rpcmaxclients=500", "--rpcmaxwebsockets=500",
+                "--rpcmaxconcurrentreqs=500"]
         if mining_address:
             args.append(f"--miningaddr={mining_address}")
         (d / "btcd.conf").touch()
@@ -226,8 +230,9 @@ class Regtest:
 
     # -- lnd --------------------------------------------------------------
 
-    def add_node(self, name: str) -> LndNode:
-        """Start an lnd on the network and wait until it answers."""
+    def add_node(self, name: str, extra_args: Sequence[str] = ()) -> LndNode:
+        """Start an lnd on the network (with lnd flags `extra_args`) and wait
+        until it answers."""
         rpc, _ = self._btcd_ports
         d = self.root / name
         d.mkdir()
@@ -243,6 +248,11 @@ class Regtest:
             # Gossip out at once, not after lnd's 90-s trickle delay: the
             # network waits for every channel to reach the sender's graph.
             "--trickledelay=50",
+            # lnd relays new gossip to three peers only ("active" syncers);
+            # in a small sparse graph that leaves some updates short of the
+            # sender, so every peer is an active syncer here.
+            "--numgraphsyncpeers=100",
+            *extra_args,
         ]
         (d / "lnd.conf").touch()
         self.nodes[name] = node
@@ -281,12 +291,16 @@ class Regtest:
                        lambda n=node: int(n.cli("walletbalance")["confirmed_balance"]) >= sat_each,
                        node.process)
 
-    def open_channel(self, a: LndNode, b: LndNode, capacity_sat: int, push_sat: int) -> None:
-        """Connect a to b and open a channel funded by a, pushing push_sat to b;
-        the caller mines to confirm it (several channels share blocks)."""
+    def connect(self, a: LndNode, b: LndNode) -> None:
+        """Connect a to b as peers, unless they are."""
         peers = {p["pub_key"] for p in a.cli("listpeers").get("peers", [])}
         if b.pubkey not in peers:
             a.cli("connect", f"{b.pubkey}@127.0.0.1:{b.p2p_port}")
+
+    def open_channel(self, a: LndNode, b: LndNode, capacity_sat: int, push_sat: int) -> None:
+        """Connect a to b and open a channel funded by a, pushing push_sat to b;
+        the caller mines to confirm it (several channels share blocks)."""
+        self.connect(a, b)
         a.cli("openchannel", f"--node_key={b.pubkey}", f"--local_amt={capacity_sat}",
               f"--push_amt={push_sat}")
 
@@ -296,6 +310,12 @@ class Regtest:
                    node.process)
 
     # -- waiting ----------------------------------------------------------
+
+    def wait_for(self, node: LndNode, ready: Callable[[], bool],
+                 timeout_s: float = READY_TIMEOUT_S) -> None:
+        """Wait until ready() holds, failing with node's log if node exits
+        or the time runs out."""
+        self._wait(node.name, ready, node.process, timeout_s)
 
     def _wait(self, name: str, ready: Callable[[], bool], process: _Process,
               timeout_s: float = READY_TIMEOUT_S) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Final
 from routesim_evolve.build.gomodule import LND_MODULE, cache_root, lnd_version
 from routesim_evolve.fsutil import file_lock
 from routesim_evolve.realnet.build import module_dir
+from routesim_evolve.realnet.network import RealnetError
 
 #: The .proto files the driver needs, relative to lnd's lnrpc folder.
 PROTOS: Final = ("lightning.proto", "routerrpc/router.proto", "invoicesrpc/invoices.proto")
@@ -37,7 +38,7 @@ PROTOS: Final = ("lightning.proto", "routerrpc/router.proto", "invoicesrpc/invoi
 MAX_MESSAGE_BYTES: Final = 256 * 1024 * 1024
 
 
-class RpcError(RuntimeError):
+class RpcError(RealnetError):
     """A call to lnd failed; the message names the node, the call and what lnd said."""
 
 

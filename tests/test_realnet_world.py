@@ -1,0 +1,61 @@
+"""How a scenario's world is laid out on real nodes (routesim_evolve/realnet/world.py),
+without starting any: the world read from the trusted worldstart tool, and each
+channel's opening plan (who funds it, what is pushed) with every change from the
+simulator's world noted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from routesim_evolve.layout import PROJECT_ROOT
+from routesim_evolve.realnet.world import (
+    FUNDER_FLOOR_SAT,
+    ChannelStart,
+    WorldStart,
+    _plan,
+    _small_slot_nodes,
+    world_start,
+)
+
+EXAMPLE = PROJECT_ROOT / "docs" / "examples" / "base-example.json"
+A, B = "02" + "a" * 64, "03" + "b" * 64
+
+
+def _channel(local: tuple[int, int], funder: int, slots: tuple[int, int] = (483, 483)
+             ) -> ChannelStart:
+    return ChannelStart(scid="1x2x3", nodes=(A, B), capacity_msat=sum(local), local_msat=local,
+                        funder=funder, slot_limit=slots, busy_slots=(0, 0), policies=(None, None))
+
+
+def test_world_start_reads_the_simulators_world() -> None:
+    start = world_start(Path(EXAMPLE))
+    assert start.channels
+    for c in start.channels:
+        assert sum(c.local_msat) == c.capacity_msat
+        assert c.funder in (0, 1)  # the example plays the rules: a funder is drawn
+
+
+def test_the_simulators_funder_pushes_the_other_sides_balance() -> None:
+    changes: list[str] = []
+    plan = _plan(_channel((700_000_000, 300_000_000), funder=0), changes)
+    assert (plan.funder, plan.other, plan.capacity_sat, plan.push_sat) == (A, B, 1_000_000, 300_000)
+    assert changes == []
+
+
+def test_a_funder_too_poor_to_pay_its_commitment_is_swapped_and_noted() -> None:
+    changes: list[str] = []
+    poor = (FUNDER_FLOOR_SAT - 1) * 1000
+    plan = _plan(_channel((poor, 1_000_000_000 - poor), funder=0), changes)
+    assert plan.funder == B and plan.push_sat == poor // 1000
+    assert len(changes) == 1 and "funder is end 1" in changes[0]
+
+
+def test_small_slot_limits_belong_to_the_receiving_end() -> None:
+    # Direction 0 (A to B) may carry 30 HTLCs: B accepts 30.
+    assert _small_slot_nodes_of((30, 483)) == {B: 30}
+    assert _small_slot_nodes_of((483, 0)) == {}
+
+
+def _small_slot_nodes_of(slots: tuple[int, int]) -> dict[str, int]:
+    start = WorldStart(file="x", source=A, channels=[_channel((1, 1), 0, slots)], flaky_nodes=[])
+    return _small_slot_nodes(start)
