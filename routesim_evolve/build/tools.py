@@ -31,6 +31,13 @@ class GoTool(BaseModel):
     packages: tuple[Path, ...]
 
 
+#: The in-module packages a tool that runs the simulator is built from,
+#: beside its own (maxflow, worldstart).
+SIMULATOR_PACKAGES: tuple[Path, ...] = (
+    Path("cmd/internal/checkcmd"), Path("internal/flownet"), Path("internal/pq"),
+    Path("internal/saturating"), Path("scenario"), Path("sim"), Path("routing"))
+
+
 def tool_key(tool: GoTool, go_dir: Path) -> str:
     """Hash of the tool's sources and the toolchain."""
     digest = hashlib.sha256(gomodule.go_version().encode())

@@ -29,7 +29,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from routesim_evolve.build.gomodule import GoToolchainError
-from routesim_evolve.build.tools import GoTool, run_tool
+from routesim_evolve.build.tools import SIMULATOR_PACKAGES, GoTool, run_tool
 from routesim_evolve.corpus.schema import Payment
 from routesim_evolve.corpus.settings import ArenaSettings
 
@@ -37,9 +37,7 @@ from routesim_evolve.corpus.settings import ArenaSettings
 MAXFLOW = GoTool(
     name="maxflow",
     main=Path("cmd/maxflow"),
-    packages=(Path("cmd/maxflow"), Path("cmd/internal/checkcmd"), Path("internal/flownet"),
-              Path("internal/pq"), Path("internal/saturating"),
-              Path("scenario"), Path("sim"), Path("routing")),
+    packages=(Path("cmd/maxflow"), *SIMULATOR_PACKAGES),
 )
 
 #: Candidate targets drawn per payment to be sized.

@@ -25,7 +25,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
-from routesim_evolve.build.tools import GoTool, run_tool
+from routesim_evolve.build.tools import SIMULATOR_PACKAGES, GoTool, run_tool
 from routesim_evolve.realnet.network import LndNode, RealnetError, Regtest
 from routesim_evolve.realnet.rpc import LndClient
 
@@ -33,9 +33,7 @@ from routesim_evolve.realnet.rpc import LndClient
 WORLDSTART = GoTool(
     name="worldstart",
     main=Path("cmd/worldstart"),
-    packages=(Path("cmd/worldstart"), Path("cmd/internal/checkcmd"), Path("internal/flownet"),
-              Path("internal/pq"), Path("internal/saturating"),
-              Path("scenario"), Path("sim"), Path("routing")),
+    packages=(Path("cmd/worldstart"), *SIMULATOR_PACKAGES),
 )
 
 #: What a funder keeps beyond the other side's push, in sat: lnd refuses a
