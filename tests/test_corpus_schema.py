@@ -35,6 +35,7 @@ from routesim_evolve.corpus.load import (
     load_scenario,
 )
 from routesim_evolve.corpus.schema import Graph, parse_scid
+from routesim_evolve.realnet.world import WORLDSTART
 
 REPO = Path(__file__).parents[1]
 EXAMPLES = REPO / "docs" / "examples"
@@ -192,7 +193,8 @@ def test_corpus_validate_names_file_and_field(tmp_path: Path) -> None:
 # The tools' cache keys cover what they are built from
 
 
-@pytest.mark.parametrize("tool", [CANDCHECK, SCENARIOCHECK, MAXFLOW], ids=lambda t: t.name)
+@pytest.mark.parametrize("tool", [CANDCHECK, SCENARIOCHECK, MAXFLOW, WORLDSTART],
+                         ids=lambda t: t.name)
 def test_tool_key_covers_its_in_module_packages(tool: GoTool) -> None:
     go_dir = go_module_dir()
     module = "github.com/routesim-evolve/routesim"
