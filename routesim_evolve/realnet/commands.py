@@ -72,3 +72,45 @@ def up_command(scenario: Path) -> None:
 
 def _say(message: str) -> None:
     click.echo(message, err=True)
+
+
+@realnet_command.command("play")
+@click.argument("scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("routers", nargs=-1, required=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every payment and attempt, real and simulated, here.")
+def play_command(scenario: Path, routers: tuple[str, ...], json_out: Path | None) -> None:
+    """Play SCENARIO's payments on real nodes with each of ROUTERS (a candidate
+    .go file, lnd-apriori or lnd-bimodal: lnd's own SendPaymentV2), each on a
+    world of its own, and print each beside the simulator's run of the same
+    scenario."""
+    from routesim_evolve.realnet.compare import LND_ROUTERS, play_router, summary
+
+    for r in routers:
+        if r not in LND_ROUTERS and not Path(r).is_file():
+            click.echo(f"realnet play: router {r!r} is neither a candidate file nor one of "
+                       f"{', '.join(LND_ROUTERS)}", err=True)
+            raise SystemExit(2)
+    try:
+        bins = real_binaries(say=_say)
+        plays = [play_router(scenario, r, bins, _say) for r in routers]
+    except (RealnetError, RealnetBuildError, GoToolchainError) as exc:
+        click.echo(f"realnet play: {scenario}: {exc}", err=True)
+        raise SystemExit(1) from exc
+    rows = [summary(p) for p in plays]
+    click.echo("| router | payments | real success | sim success | real attempts/payment | "
+               "sim attempts/payment | real fee msat | sim fee msat | s/payment | setup s |")
+    click.echo("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        click.echo(f"| {r['router']} | {r['payments']} | {r['real_success']:.3f} | "
+                   f"{r.get('sim_success', float('nan')):.3f} | "
+                   f"{r['real_attempts_per_payment']:.2f} | "
+                   f"{r.get('sim_attempts_per_payment', float('nan')):.2f} | "
+                   f"{r['real_fee_msat']} | {r.get('sim_fee_msat', '')} | "
+                   f"{r['real_seconds_per_payment']:.2f} | {r['setup_s']} |")
+    if json_out is not None:
+        json_out.write_text(json.dumps([
+            {"router": p.router, "changes": p.changes, "setup_s": p.setup_s,
+             "real": [x.model_dump() for x in p.real],
+             "sim": p.sim.model_dump(mode="json") if p.sim else None} for p in plays],
+            indent=1))

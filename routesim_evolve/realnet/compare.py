@@ -1,0 +1,144 @@
+"""A scenario played by each router on real nodes beside the simulator's run of
+the same scenario: the `realnet play` command's body.
+
+Each router gets a world of its own, built afresh from the scenario (payments
+move liquidity, so a second router on the first one's network would meet
+another world). The simulator plays the scenario as its file says (its own
+seed, not a hidden world), so that both play the same starting balances.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from routesim_evolve.build.cache import build_candidate
+from routesim_evolve.corpus.load import load_scenario
+from routesim_evolve.realnet.build import RealBinaries
+from routesim_evolve.realnet.network import RealnetError, Regtest
+from routesim_evolve.realnet.play import (
+    CandidatePlayer,
+    PaymentSpec,
+    RealPayment,
+    play_lnd,
+    set_mission_control,
+)
+from routesim_evolve.realnet.world import RealWorld, build_world, world_start
+from routesim_evolve.simulate.reference import reference_result
+from routesim_evolve.simulate.result_format import Result
+from routesim_evolve.simulate.run_candidate import run_candidate
+from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
+from routesim_evolve.simulate.session import ServedProcess
+
+Say = Callable[[str], None]
+
+#: lnd's own routers on real nodes, by the names of the simulator's references.
+LND_ROUTERS = {"lnd-apriori": "apriori", "lnd-bimodal": "bimodal"}
+
+#: A served candidate's whole session: every payment of a scenario.
+SESSION_LIMITS = DEFAULT_LIMITS.but(timeout_s=3600.0)
+
+
+@dataclass
+class RouterPlay:
+    """One router on one scenario: on real nodes and in the simulator."""
+
+    router: str
+    real: list[RealPayment]
+    sim: Result | None
+    setup_s: float
+    changes: list[str]
+
+
+def payment_specs(scenario: Path, world: RealWorld) -> list[PaymentSpec]:
+    """The scenario's payments, targets named by their real keys."""
+    sc = load_scenario(scenario).scenario
+    d = sc.defaults
+    return [PaymentSpec(index=i, target=world.real_key[p.target], amount_msat=p.amount_msat,
+                        fee_limit_msat=p.fee_limit(d), max_parts=p.parts(d),
+                        max_attempts=p.attempts(d), final_cltv_delta=d.final_cltv_delta,
+                        cltv_limit_delta=d.cltv_limit_delta)
+            for i, p in enumerate(sc.payments)]
+
+
+def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> RouterPlay:
+    """Build the scenario's world, play its payments with `router` (an lnd
+    router's name or a candidate file), and run the simulator beside it."""
+    raw = json.loads(scenario.read_text())
+    rate = int((raw.get("rules") or {}).get("commit_feerate_sat_per_kw", 253))
+    start = world_start(scenario)
+    source = None if router in LND_ROUTERS else Path(router).read_text()
+    binary = None
+    if source is not None:
+        build = build_candidate(source)
+        if not build.ok or build.binary is None:
+            raise RealnetError(f"{router}: the candidate does not build: {build.message}")
+        binary = build.binary
+    with Regtest(bins, say=say) as net:
+        t0 = time.monotonic()
+        world = build_world(net, start, rate, say=say)
+        setup = time.monotonic() - t0
+        try:
+            specs = payment_specs(scenario, world)
+            real = (_play_lnd(world, specs, LND_ROUTERS[router], say) if binary is None
+                    else _play_candidate(world, specs, binary, say))
+        finally:
+            world.close()
+    sim = (reference_result(scenario, router) if source is None
+           else run_candidate(source, scenario).result)
+    return RouterPlay(router=router if source is None else Path(router).name, real=real,
+                      sim=sim, setup_s=setup, changes=world.changes)
+
+
+def _play_lnd(world: RealWorld, specs: list[PaymentSpec], estimator: str,
+              say: Say) -> list[RealPayment]:
+    set_mission_control(world.sender, estimator)
+    out = []
+    for spec in specs:
+        out.append(play_lnd(world, spec))
+        say(_line(out[-1]))
+    return out
+
+
+def _play_candidate(world: RealWorld, specs: list[PaymentSpec], binary: Path,
+                    say: Say) -> list[RealPayment]:
+    out = []
+    with tempfile.TemporaryDirectory(prefix="realnet-router-") as scratch, \
+            ServedProcess(binary, ["--serve"], SESSION_LIMITS, Path(scratch)) as served, \
+            futures.ThreadPoolExecutor(max_workers=32) as pool:
+        player = CandidatePlayer(world, served.ask, pool)
+        for spec in specs:
+            out.append(player.play(spec))
+            say(_line(out[-1]))
+    return out
+
+
+def _line(p: RealPayment) -> str:
+    end = "settled" if p.success else f"failed ({p.failure_reason})"
+    return (f"realnet: payment {p.index}: {end}, {p.attempts} attempts, {p.parts} parts, "
+            f"{p.seconds:.1f} s")
+
+
+def summary(play: RouterPlay) -> dict[str, Any]:
+    """One row: real and simulated success, attempts and fees."""
+    real = play.real
+    n = max(len(real), 1)
+    row: dict[str, Any] = {
+        "router": play.router, "payments": len(real),
+        "real_success": sum(p.success for p in real) / n,
+        "real_attempts_per_payment": sum(p.attempts for p in real) / n,
+        "real_fee_msat": sum(p.fee_msat for p in real),
+        "real_seconds_per_payment": sum(p.seconds for p in real) / n,
+        "setup_s": round(play.setup_s, 1),
+    }
+    if play.sim is not None:
+        t = play.sim.totals
+        row.update(sim_success=t.success_rate, sim_attempts_per_payment=t.attempts_per_payment,
+                   sim_fee_msat=t.fee_msat)
+    return row

@@ -1,0 +1,479 @@
+"""A scenario's payments played on real nodes, by a candidate router or by lnd.
+
+A candidate is served by its own binary (`routesim --serve`, run in the
+sandbox; the protocol is docs/realnet.md's). This driver, which is trusted,
+plays lnd's payment lifecycle around it, as go/sim/payment.go plays it in the
+simulator: it asks for routes until the whole rest is in flight, the part cap
+(held parts included) or the attempt limit is reached, checks each route
+against its own copy of the payment, and sends each with the real
+`SendToRouteV2` from the sender to a real invoice of the receiver (the
+invoice's payment address and the total in the last hop's MPP record, each
+shard in flight at once). A round ends when every shard has failed, settled
+or is held by the receiver (its invoice shows it accepted); each result goes
+back to the router as lnd reported it. Only the sender's gRPC API is needed
+to route: the receiver's is used to make the invoice, to see held shards and
+to cancel a payment given up (on a node not ours, the receiver's MPP timeout
+does that).
+
+lnd itself pays with `SendPaymentV2`, its own pathfinding and mission control
+in the real process, set with `SetMissionControlConfig` and reset at the
+scenario's start.
+
+Real MPP is always atomic: whatever the scenario's arena, the receiver holds
+every part until the total has arrived.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict
+
+from routesim_evolve.realnet.network import RealnetError
+from routesim_evolve.realnet.rpc import LndClient
+from routesim_evolve.realnet.world import RealWorld
+
+#: How long a shard may stay unresolved and unseen by the receiver before the
+#: round stops waiting for it (it is then taken as held, as lnd's own
+#: lifecycle takes an attempt with no result).
+SHARD_WAIT_S: Final = 30.0
+
+#: The invoice's expiry: long enough for any payment of a scenario.
+INVOICE_EXPIRY_S: Final = 3600
+
+#: The wait for one answer of the served router.
+ROUTER_ANSWER_S: Final = 60.0
+
+#: lnd's default bimodal estimator (routing.DefaultBimodalConfig).
+BIMODAL_DEFAULTS: Final = {"scale_msat": 300_000_000, "node_weight": 0.2,
+                           "decay_time": 7 * 24 * 3600}
+
+
+class HopState(BaseModel):
+    """The channel a hop leaves on, as its forwarding node's ListChannels
+    showed it just before the attempt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scid: str
+    local_sat: int
+    remote_sat: int
+    reserve_sat: int
+    commit_fee_sat: int
+    fee_per_kw: int
+    initiator: bool
+    pending_htlcs: int
+    remote_max_htlcs: int
+
+
+class RealAttempt(BaseModel):
+    """One real attempt: its route, what lnd reported, and the state before."""
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int
+    amount_msat: int
+    fee_msat: int
+    scids: list[str]
+    outcome: str  # "settled", "held", or lnrpc's failure code name
+    failure_index: int  # the failing node's position (0 the sender); -1 none
+    has_update: bool
+    seconds: float
+    before: list[HopState]
+
+
+class RealPayment(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    success: bool
+    attempts: int
+    parts: int
+    delivered_msat: int
+    fee_msat: int
+    seconds: float
+    failure_reason: str
+    attempt_log: list[RealAttempt] = []
+
+
+Say = Callable[[str], None]
+
+
+def scid_text(chan_id: int) -> str:
+    return f"{chan_id >> 40}x{(chan_id >> 16) & 0xFFFFFF}x{chan_id & 0xFFFF}"
+
+
+def chan_id_of(scid: str) -> int:
+    block, tx, out = (int(x) for x in scid.split("x"))
+    return block << 40 | tx << 16 | out
+
+
+def graph_of(client: LndClient) -> dict[str, Any]:
+    """A node's graph (DescribeGraph) in the scenario graph format."""
+    g = client.call(client.ln.DescribeGraph, client.s.ln.ChannelGraphRequest())
+    nodes = [{"id": n.pub_key, "features": sorted(int(b) for b in n.features)} for n in g.nodes]
+    known = {n["id"] for n in nodes}
+    channels = []
+    for e in g.edges:
+        if e.node1_pub not in known or e.node2_pub not in known:
+            continue
+        channels.append({
+            "scid": scid_text(e.channel_id), "node1": e.node1_pub, "node2": e.node2_pub,
+            "capacity_sat": e.capacity,
+            "policy1": _policy(e.node1_policy) if e.HasField("node1_policy") else None,
+            "policy2": _policy(e.node2_policy) if e.HasField("node2_policy") else None,
+        })
+    return {"format": "routesim-graph/1", "nodes": nodes, "channels": channels}
+
+
+def _policy(p: Any) -> dict[str, Any]:
+    return {"fee_base_msat": p.fee_base_msat, "fee_rate_ppm": p.fee_rate_milli_msat,
+            "cltv_delta": p.time_lock_delta, "htlc_min_msat": p.min_htlc,
+            "htlc_max_msat": p.max_htlc_msat, "disabled": p.disabled,
+            "inbound_fee_base_msat": p.inbound_fee_base_msat,
+            "inbound_fee_rate_ppm": p.inbound_fee_rate_milli_msat}
+
+
+def spendable_msat(client: LndClient) -> dict[str, int]:
+    """What the sender can send on each of its channels now: its balance
+    less its reserve (lnd's own bandwidth also keeps a funder's fee buffer,
+    which ListChannels does not show)."""
+    out = {}
+    for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
+        if ch.active:
+            out[scid_text(ch.chan_id)] = max(ch.local_balance - ch.local_chan_reserve_sat, 0) * 1000
+    return out
+
+
+class PaymentSpec(BaseModel):
+    """A payment as the driver keeps it: its own copy, never the router's."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    target: str  # the real key
+    amount_msat: int
+    fee_limit_msat: int
+    max_parts: int
+    max_attempts: int
+    final_cltv_delta: int
+    cltv_limit_delta: int
+
+
+class _Invoice(BaseModel):
+    r_hash: bytes
+    payment_addr: bytes
+    payment_request: str
+
+
+def _invoice(receiver: LndClient, spec: PaymentSpec) -> _Invoice:
+    s = receiver.s
+    inv = receiver.call(receiver.ln.AddInvoice, s.ln.Invoice(
+        value_msat=spec.amount_msat, expiry=INVOICE_EXPIRY_S,
+        cltv_expiry=spec.final_cltv_delta, memo=f"realnet payment {spec.index}"))
+    return _Invoice(r_hash=inv.r_hash, payment_addr=inv.payment_addr,
+                    payment_request=inv.payment_request)
+
+
+class _Shard:
+    """One attempt in flight: its route, its future and what was booked."""
+
+    def __init__(self, attempt_id: int, route: dict[str, Any], amount: int, fee: int,
+                 before: list[HopState], future: futures.Future[Any], started: float) -> None:
+        self.attempt_id, self.route, self.amount, self.fee = attempt_id, route, amount, fee
+        self.before, self.future, self.started = before, future, started
+
+
+class CandidatePlayer:
+    """Plays payments with a served candidate router on a real world."""
+
+    def __init__(self, world: RealWorld, ask: Callable[[dict[str, Any], float], dict[str, Any]],
+                 pool: futures.ThreadPoolExecutor) -> None:
+        self.world, self.ask, self.pool = world, ask, pool
+        self.sender = world.sender
+        self.source = world.real_key[world.start.source]
+
+    def play(self, spec: PaymentSpec) -> RealPayment:
+        started = time.monotonic()
+        receiver = self.world.clients[self.world.sim_key[spec.target]]
+        inv = _invoice(receiver, spec)
+        graph = graph_of(self.sender)
+        info = self.sender.call(self.sender.ln.GetInfo, self.sender.s.ln.GetInfoRequest())
+        height = info.block_height
+        begin = {"graph": graph, "unix_time": int(time.time()), "block_height": height,
+                 "source": self.source, "local_balances_msat": spendable_msat(self.sender),
+                 "payment": {"index": spec.index, "target": spec.target,
+                             "amount_msat": spec.amount_msat,
+                             "fee_limit_msat": spec.fee_limit_msat,
+                             "max_parts": spec.max_parts, "max_attempts": spec.max_attempts,
+                             "final_cltv_delta": spec.final_cltv_delta,
+                             "cltv_limit": height + spec.cltv_limit_delta, "atomic": True,
+                             "payment_addr": inv.payment_addr.hex()}}
+        answer = self.ask({"begin": begin}, ROUTER_ANSWER_S)
+        run = _PaymentRun(self, spec, inv, graph, height)
+        if "error" in answer:
+            run.reason = "router_gave_up"
+        else:
+            run.play()
+        return run.finish(receiver, time.monotonic() - started)
+
+
+class _PaymentRun:
+    """One payment's rounds (go/sim/payment.go's paymentRun, on real nodes)."""
+
+    def __init__(self, player: CandidatePlayer, spec: PaymentSpec, inv: _Invoice,
+                 graph: dict[str, Any], height: int) -> None:
+        self.p, self.spec, self.inv, self.height = player, spec, inv, height
+        self.edges = {(c["scid"], c["node1"]): c["node2"] for c in graph["channels"]}
+        self.edges.update({(c["scid"], c["node2"]): c["node1"] for c in graph["channels"]})
+        self.delivered = self.fees = self.attempts = self.held = self.round = 0
+        self.log: list[RealAttempt] = []
+        self.reason = ""
+        self.pending_held: list[_Shard] = []
+
+    def play(self) -> None:
+        while not self.reason and self.delivered < self.spec.amount_msat:
+            shards = self._dispatch()
+            if not shards:
+                if not self.reason:
+                    self.reason = ("parts_exhausted" if self.held >= self.spec.max_parts
+                                   else "attempts_exhausted")
+                return
+            self._collect(shards)
+            self.round += 1
+
+    def _dispatch(self) -> list[_Shard]:
+        shards: list[_Shard] = []
+        in_flight = 0
+        while True:
+            unsent = self.spec.amount_msat - self.delivered - in_flight
+            if (unsent <= 0 or self.held + len(shards) >= self.spec.max_parts
+                    or self.attempts >= self.spec.max_attempts):
+                return shards
+            answer = self.p.ask({"request": {"amount_msat": unsent, "in_flight": len(shards)}},
+                                ROUTER_ANSWER_S)
+            if "route" not in answer:
+                if not shards:
+                    self.reason = "router_gave_up"
+                return shards
+            route = answer["route"]
+            checked = self._check(route, unsent, shards)
+            if isinstance(checked, str):
+                self.reason = "invalid_route"
+                return shards
+            amount, fee = checked
+            shards.append(self._send(route, amount, fee))
+            self.attempts += 1
+            in_flight += amount
+
+    def _check(self, route: dict[str, Any], unsent: int,
+               shards: list[_Shard]) -> tuple[int, int] | str:
+        """The route's amount and fee, or what is wrong with it (checkRoute)."""
+        hops = route.get("hops") or []
+        if route.get("source") != self.p.source or not hops or len(hops) > 20:
+            return "bad source or hop count"
+        node = self.p.source
+        for hop in hops:
+            if self.edges.get((hop["scid"], node)) != hop["pub_key"]:
+                return f"channel {hop['scid']} does not connect {node[:8]} to the hop"
+            node = hop["pub_key"]
+        if node != self.spec.target:
+            return "route does not end at the target"
+        amount = int(hops[-1]["amt_to_forward_msat"])
+        total = int(route["total_amount_msat"])
+        if not 0 < amount <= unsent or total < amount:
+            return "bad amount"
+        if int(route["total_time_lock"]) > self.height + self.spec.cltv_limit_delta:
+            return "time lock above the limit"
+        fee = total - amount
+        if self.fees + sum(s.fee for s in shards) + fee > self.spec.fee_limit_msat:
+            return "fee above the budget"
+        return amount, fee
+
+    def _send(self, route: dict[str, Any], amount: int, fee: int) -> _Shard:
+        sender = self.p.sender
+        s = sender.s
+        hops = []
+        for i, hop in enumerate(route["hops"]):
+            h = s.ln.Hop(chan_id=chan_id_of(hop["scid"]), pub_key=hop["pub_key"],
+                         amt_to_forward_msat=int(hop["amt_to_forward_msat"]),
+                         expiry=int(hop["outgoing_time_lock"]))
+            if i == len(route["hops"]) - 1:
+                h.mpp_record.CopyFrom(s.ln.MPPRecord(payment_addr=self.inv.payment_addr,
+                                                     total_amt_msat=self.spec.amount_msat))
+            hops.append(h)
+        rt = s.ln.Route(total_time_lock=int(route["total_time_lock"]),
+                        total_amt_msat=int(route["total_amount_msat"]), hops=hops)
+        before = hop_states(self.p.world, route)
+        request = s.router.SendToRouteRequest(payment_hash=self.inv.r_hash, route=rt,
+                                              skip_temp_err=True)
+        future = self.p.pool.submit(sender.call, sender.router.SendToRouteV2, request, 600.0)
+        return _Shard(self.attempts, route, amount, fee, before, future, time.monotonic())
+
+    def _collect(self, shards: list[_Shard]) -> None:
+        """Wait until each shard has a result or is held by the receiver,
+        then report each to the router in dispatch order."""
+        receiver = self.p.world.clients[self.p.world.sim_key[self.spec.target]]
+        deadline = time.monotonic() + SHARD_WAIT_S
+        while time.monotonic() < deadline:
+            unresolved = [sh for sh in shards if not sh.future.done()]
+            if len(unresolved) <= _accepted_htlcs(receiver, self.inv) - len(self.pending_held):
+                break
+            time.sleep(0.05)
+        for sh in shards:
+            self._book(sh)
+
+    def _book(self, sh: _Shard) -> None:
+        outcome, index, update = "held", -1, None
+        if sh.future.done():
+            attempt = sh.future.result()
+            s = self.p.sender.s
+            if attempt.status == s.ln.HTLCAttempt.HTLCStatus.Value("SUCCEEDED"):
+                outcome = "settled"
+            elif attempt.status == s.ln.HTLCAttempt.HTLCStatus.Value("FAILED"):
+                f = attempt.failure
+                outcome = s.ln.Failure.FailureCode.Name(f.code)
+                index = f.failure_source_index
+                update = f.channel_update if f.HasField("channel_update") else None
+        report: dict[str, Any] = {"attempt_id": sh.attempt_id, "route": sh.route}
+        if outcome in ("held", "settled"):
+            self.delivered += sh.amount
+            self.fees += sh.fee
+            self.held += 1
+            self.pending_held.append(sh)
+        else:
+            report["failure"] = _failure_json(sh.future.result().failure, outcome, update)
+            if outcome == "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS" and index == len(
+                    sh.route["hops"]):
+                self.reason = "incorrect_payment_details"
+        self.log.append(RealAttempt(
+            round=self.round, amount_msat=sh.amount, fee_msat=sh.fee,
+            scids=[h["scid"] for h in sh.route["hops"]], outcome=outcome,
+            failure_index=index, has_update=update is not None,
+            seconds=time.monotonic() - sh.started, before=sh.before))
+        answer = self.p.ask({"report": report}, ROUTER_ANSWER_S)
+        if "error" in answer and not self.reason:
+            self.reason = "router_gave_up"
+
+    def finish(self, receiver: LndClient, seconds: float) -> RealPayment:
+        success = self.delivered >= self.spec.amount_msat and not self.reason
+        if not success and self.pending_held:
+            # Fail the held shards back now, not after the MPP timeout.
+            receiver.call(receiver.invoices.CancelInvoice,
+                          receiver.s.invoices.CancelInvoiceMsg(payment_hash=self.inv.r_hash))
+        for sh in self.pending_held:
+            with_result = sh.future.result(timeout=180)
+            if success and with_result.status != with_result.SUCCEEDED:
+                success = False
+                self.reason = "held_part_failed"
+        self.p.ask({"end": {"success": success,
+                            "delivered_msat": self.delivered if success else 0,
+                            "fees_msat": self.fees if success else 0,
+                            "released": not success and bool(self.pending_held)}},
+                   ROUTER_ANSWER_S)
+        return RealPayment(index=self.spec.index, success=success, attempts=self.attempts,
+                           parts=len(self.pending_held) if success else 0,
+                           delivered_msat=self.delivered if success else 0,
+                           fee_msat=self.fees if success else 0, seconds=seconds,
+                           failure_reason="" if success else (self.reason or "failed"),
+                           attempt_log=self.log)
+
+
+def _accepted_htlcs(receiver: LndClient, inv: _Invoice) -> int:
+    """How many shards the receiver holds for the invoice (or has settled)."""
+    got = receiver.call(receiver.ln.LookupInvoice, receiver.s.ln.PaymentHash(r_hash=inv.r_hash))
+    states = receiver.s.ln.InvoiceHTLCState
+    return sum(1 for h in got.htlcs if h.state in (states.Value("ACCEPTED"),
+                                                     states.Value("SETTLED")))
+
+
+def _failure_json(f: Any, code: str, update: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"code": code, "source_index": f.failure_source_index,
+                           "htlc_msat": f.htlc_msat, "cltv_expiry": f.cltv_expiry,
+                           "flags": f.flags, "height": f.height}
+    if update is not None:
+        out["channel_update"] = {
+            "chain_hash": update.chain_hash[::-1].hex() if update.chain_hash else "",
+            "scid": scid_text(update.chan_id), "timestamp": update.timestamp,
+            "message_flags": update.message_flags, "channel_flags": update.channel_flags,
+            "time_lock_delta": update.time_lock_delta,
+            "htlc_minimum_msat": update.htlc_minimum_msat, "base_fee": update.base_fee,
+            "fee_rate": update.fee_rate, "htlc_maximum_msat": update.htlc_maximum_msat}
+    return out
+
+
+def hop_states(world: RealWorld, route: dict[str, Any]) -> list[HopState]:
+    """Each hop's channel as its forwarding node shows it now (ListChannels)."""
+    out = []
+    node = route["source"]
+    for hop in route["hops"]:
+        client = world.clients[world.sim_key[node]]
+        want = chan_id_of(hop["scid"])
+        for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
+            if ch.chan_id == want:
+                out.append(HopState(
+                    scid=hop["scid"], local_sat=ch.local_balance, remote_sat=ch.remote_balance,
+                    reserve_sat=ch.local_chan_reserve_sat, commit_fee_sat=ch.commit_fee,
+                    fee_per_kw=ch.fee_per_kw, initiator=ch.initiator,
+                    pending_htlcs=len(ch.pending_htlcs),
+                    remote_max_htlcs=ch.remote_constraints.max_accepted_htlcs))
+        node = hop["pub_key"]
+    return out
+
+
+def set_mission_control(sender: LndClient, estimator: str) -> None:
+    """Reset the sender's mission control and set its estimator ("apriori"
+    with lnd's defaults, or "bimodal" with routing.DefaultBimodalConfig)."""
+    s = sender.s
+    sender.call(sender.router.ResetMissionControl, s.router.ResetMissionControlRequest())
+    cfg = sender.call(sender.router.GetMissionControlConfig,
+                      s.router.GetMissionControlConfigRequest()).config
+    if estimator == "apriori":
+        cfg.model = s.router.MissionControlConfig.ProbabilityModel.Value("APRIORI")
+    elif estimator == "bimodal":
+        cfg.model = s.router.MissionControlConfig.ProbabilityModel.Value("BIMODAL")
+        cfg.bimodal.CopyFrom(s.router.BimodalParameters(**BIMODAL_DEFAULTS))
+    else:
+        raise ValueError(f"unknown estimator {estimator!r}: apriori or bimodal")
+    sender.call(sender.router.SetMissionControlConfig,
+                s.router.SetMissionControlConfigRequest(config=cfg))
+
+
+def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
+    """One payment by lnd's own SendPaymentV2 on the sender."""
+    started = time.monotonic()
+    sender = world.sender
+    s = sender.s
+    receiver = world.clients[world.sim_key[spec.target]]
+    inv = _invoice(receiver, spec)
+    request = s.router.SendPaymentRequest(
+        payment_request=inv.payment_request, fee_limit_msat=spec.fee_limit_msat,
+        max_parts=spec.max_parts, timeout_seconds=120, no_inflight_updates=True,
+        cltv_limit=spec.cltv_limit_delta)  # lnd's is relative to the height
+    final = None
+    for update in sender.stream(sender.router.SendPaymentV2, request, timeout=300.0):
+        final = update
+    if final is None:
+        raise RealnetError(f"{sender.name}: SendPaymentV2 ended without a payment state")
+    succeeded = final.status == s.ln.Payment.PaymentStatus.Value("SUCCEEDED")
+    log = []
+    for h in final.htlcs:
+        outcome = {h.SUCCEEDED: "settled", h.IN_FLIGHT: "held"}.get(
+            h.status, s.ln.Failure.FailureCode.Name(h.failure.code))
+        log.append(RealAttempt(
+            round=0, amount_msat=h.route.hops[-1].amt_to_forward_msat if h.route.hops else 0,
+            fee_msat=h.route.total_fees_msat, scids=[scid_text(x.chan_id) for x in h.route.hops],
+            outcome=outcome, failure_index=h.failure.failure_source_index
+            if h.status == h.FAILED else -1,
+            has_update=h.failure.HasField("channel_update"),
+            seconds=(h.resolve_time_ns - h.attempt_time_ns) / 1e9, before=[]))
+    settled = [h for h in final.htlcs if h.status == h.SUCCEEDED]
+    return RealPayment(
+        index=spec.index, success=succeeded, attempts=len(final.htlcs), parts=len(settled),
+        delivered_msat=final.value_msat if succeeded else 0,
+        fee_msat=final.fee_msat if succeeded else 0, seconds=time.monotonic() - started,
+        failure_reason="" if succeeded else s.ln.PaymentFailureReason.Name(final.failure_reason),
+        attempt_log=log)
