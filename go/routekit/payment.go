@@ -51,6 +51,7 @@ type Payment struct {
 	heldRoutes []*route.Route
 	lastTries  int                // how often LastTry has answered
 	lastFailed map[uint64]float64 // per direction: least amount failed since the first last try
+	closed     map[uint64]bool    // own channels refused for the rest of the payment (Returned)
 }
 
 // NewPayment starts the bookkeeping of a payment on g, whose view it
@@ -164,8 +165,9 @@ func (p *Payment) Dispatch(rt *route.Route) {
 
 // Returned books the outcome of a dispatched route: on success every
 // channel carried its amount (learnt) and the shard is held (atomic) or
-// settled; on failure its fee and balance come back, and after a last try
-// where it failed is kept for the next (LastTry). What a failure says
+// settled; on failure its fee and balance come back (an own channel that
+// refused it, ownRefused, keeps none for the rest of the payment), and
+// after a last try where it failed is kept for the next (LastTry). What a failure says
 // about the channels is the router's to learn (Diagnose, FailureWeights).
 func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
 	now := p.Now()
@@ -182,7 +184,17 @@ func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
 			p.memory.Unreadable++
 		}
 		p.FeesCommitted -= rt.TotalFees()
-		p.Local[rt.Hops[0].ChannelID] += rt.TotalAmount
+		own := rt.Hops[0].ChannelID
+		p.Local[own] += rt.TotalAmount
+		if ownRefused(res) {
+			if p.closed == nil {
+				p.closed = map[uint64]bool{}
+			}
+			p.closed[own] = true
+		}
+		if p.closed[own] {
+			p.Local[own] = 0
+		}
 		return
 	}
 	p.Delivered += rt.ReceiverAmt()
@@ -199,6 +211,25 @@ func (p *Payment) Returned(rt *route.Route, res *routing.SimAttemptResult) {
 	if p.Spec.Atomic {
 		p.heldRoutes = append(p.heldRoutes, rt)
 	}
+}
+
+// ownRefused reports a failure on the sender's own channel that its known
+// balance does not explain: a temporary_channel_failure there (its peer
+// accepts no more HTLCs: the slots the payment's held and in-flight shards
+// take leave none free, or the commitment's fee with one more HTLC eats
+// into the balance) or unknown_next_peer (the peer went offline). Sent
+// again, the same shard fails the same way, round after round, while the
+// balance says it fits: the channel takes no more of the payment's shards
+// (Returned).
+func ownRefused(res *routing.SimAttemptResult) bool {
+	if res.FailureSourceIdx != 0 {
+		return false
+	}
+	switch res.Failure.(type) {
+	case *lnwire.FailTemporaryChannelFailure, *lnwire.FailUnknownNextPeer:
+		return true
+	}
+	return false
 }
 
 // Finish settles the shards an atomic payment holds if it completed (call

@@ -55,6 +55,53 @@ func TestPaymentBookkeeping(t *testing.T) {
 	}
 }
 
+// TestOwnChannelRefusal: a temporary_channel_failure or unknown_next_peer
+// on the sender's own channel (its peer has no free HTLC slot, or went
+// offline) closes that channel to the payment's later shards, though its
+// balance would still fit them; any other failure gives the balance back.
+func TestOwnChannelRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		res     routing.SimAttemptResult
+		refused bool
+	}{
+		{"slots full", routing.SimAttemptResult{Failure: lnwire.NewTemporaryChannelFailure(nil)}, true},
+		{"peer offline", routing.SimAttemptResult{Failure: &lnwire.FailUnknownNextPeer{}}, true},
+		{"remote", routing.SimAttemptResult{Failure: lnwire.NewTemporaryChannelFailure(nil), FailureSourceIdx: 1}, false},
+		{"expiry", routing.SimAttemptResult{Failure: &lnwire.FailExpiryTooFar{}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			view := diamond()
+			g := NewGraph(view)
+			spec := &routing.SimPaymentSpec{Target: vertex(3), Amount: 1_000_000, FeeLimit: 10_000,
+				MaxParts: 4, MaxAttempts: 10, FinalCLTVDelta: 40, CltvLimit: 900_000, Atomic: true}
+			local := map[uint64]lnwire.MilliSatoshi{1: 500_000_000, 3: 500_000_000, 5: 500_000_000}
+			p, err := NewPayment(g, NewBeliefs(testPrior, 0), view, vertex(0), local, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			send := func() *route.Route {
+				path := p.Best(spec.Amount, 0)
+				if path == nil {
+					return nil
+				}
+				rt := p.Route(path, 3)
+				p.Dispatch(rt)
+				return rt
+			}
+			rt := send()
+			own := rt.Hops[0].ChannelID
+			p.Returned(rt, &tc.res)
+			if got, want := p.Local[own] == 0, tc.refused; got != want {
+				t.Fatalf("own channel %d keeps %d msat after the failure", own, p.Local[own])
+			}
+			if next := send(); next == nil || (next.Hops[0].ChannelID == own) == tc.refused {
+				t.Fatalf("the next shard goes over %v, first over %d", next, own)
+			}
+		})
+	}
+}
+
 func TestDiagnose(t *testing.T) {
 	view := diamond()
 	g := NewGraph(view)
