@@ -261,6 +261,12 @@ class Regtest:
         node.pubkey = node.cli("getinfo")["identity_pubkey"]
         return node
 
+    def restart(self, node: LndNode) -> None:
+        """Stop node's lnd and start it again on the same folder and ports."""
+        node.process.stop()
+        node.process.start()
+        self._wait(node.name, lambda: _answers(node), node.process)
+
     def fund(self) -> None:
         """Give the first node mature coins: btcd is started again mining
         to it (see the module docstring), and segwit is activated."""
@@ -269,6 +275,10 @@ class Regtest:
         if self._btcd is not None:
             self._btcd.stop()
         self._start_btcd(mining_address=address)
+        # lnd's connection to a restarted btcd sometimes never recovers (its
+        # log ends at "Received unexpected reply: null", and the node then
+        # neither syncs nor forwards): the node is restarted too.
+        self.restart(first)
         self._tell(f"realnet: mining {SEGWIT_BLOCKS} blocks to {first.name}")
         self.mine(SEGWIT_BLOCKS)
         self._wait(first.name, lambda: int(first.cli("walletbalance")["confirmed_balance"]) > 0,

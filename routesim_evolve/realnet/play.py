@@ -69,8 +69,14 @@ class HopState(BaseModel):
     remote_max_htlcs: int
 
 
+def _sim_scid(world: RealWorld, real_scid: str) -> str:
+    """The scenario's name of a real channel (the real one if it has none)."""
+    return world.sim_scid.get(chan_id_of(real_scid), real_scid)
+
+
 class RealAttempt(BaseModel):
-    """One real attempt: its route, what lnd reported, and the state before."""
+    """One real attempt: its route (by the scenario's channel names), what
+    lnd reported, and each hop's channel state just before."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -137,14 +143,24 @@ def _policy(p: Any) -> dict[str, Any]:
             "inbound_fee_rate_ppm": p.inbound_fee_rate_milli_msat}
 
 
+#: The weight one more HTLC adds to a commitment (lnd's input.HTLCWeight).
+HTLC_WEIGHT: Final = 172
+
+
 def spendable_msat(client: LndClient) -> dict[str, int]:
-    """What the sender can send on each of its channels now: its balance
-    less its reserve (lnd's own bandwidth also keeps a funder's fee buffer,
-    which ListChannels does not show)."""
+    """What the sender can send on each of its active channels now, as lnd's
+    availableCommitmentBalance computes it from what ListChannels shows: its
+    balance less its reserve and, where it funded the channel, the fee buffer
+    (lnwallet.CalcFeeBuffer: the commitment's fee with one more HTLC, at
+    twice the fee rate)."""
     out = {}
     for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
-        if ch.active:
-            out[scid_text(ch.chan_id)] = max(ch.local_balance - ch.local_chan_reserve_sat, 0) * 1000
+        if not ch.active:
+            continue
+        keep = ch.local_chan_reserve_sat * 1000
+        if ch.initiator:
+            keep += 2 * ch.fee_per_kw * (ch.commit_weight + HTLC_WEIGHT)  # msat: sat/kw × wu
+        out[scid_text(ch.chan_id)] = max(ch.local_balance * 1000 - keep, 0)
     return out
 
 
@@ -351,7 +367,8 @@ class _PaymentRun:
                 self.reason = "incorrect_payment_details"
         self.log.append(RealAttempt(
             round=self.round, amount_msat=sh.amount, fee_msat=sh.fee,
-            scids=[h["scid"] for h in sh.route["hops"]], outcome=outcome,
+            scids=[_sim_scid(self.p.world, h["scid"]) for h in sh.route["hops"]],
+            outcome=outcome,
             failure_index=index, has_update=update is not None,
             seconds=time.monotonic() - sh.started, before=sh.before))
         answer = self.p.ask({"report": report}, ROUTER_ANSWER_S)
@@ -415,7 +432,8 @@ def hop_states(world: RealWorld, route: dict[str, Any]) -> list[HopState]:
         for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
             if ch.chan_id == want:
                 out.append(HopState(
-                    scid=hop["scid"], local_sat=ch.local_balance, remote_sat=ch.remote_balance,
+                    scid=_sim_scid(world, hop["scid"]), local_sat=ch.local_balance,
+                    remote_sat=ch.remote_balance,
                     reserve_sat=ch.local_chan_reserve_sat, commit_fee_sat=ch.commit_fee,
                     fee_per_kw=ch.fee_per_kw, initiator=ch.initiator,
                     pending_htlcs=len(ch.pending_htlcs),
@@ -465,7 +483,8 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
             h.status, s.ln.Failure.FailureCode.Name(h.failure.code))
         log.append(RealAttempt(
             round=0, amount_msat=h.route.hops[-1].amt_to_forward_msat if h.route.hops else 0,
-            fee_msat=h.route.total_fees_msat, scids=[scid_text(x.chan_id) for x in h.route.hops],
+            fee_msat=h.route.total_fees_msat,
+            scids=[_sim_scid(world, scid_text(x.chan_id)) for x in h.route.hops],
             outcome=outcome, failure_index=h.failure.failure_source_index
             if h.status == h.FAILED else -1,
             has_update=h.failure.HasField("channel_update"),

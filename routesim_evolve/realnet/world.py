@@ -136,7 +136,11 @@ def build_world(net: Regtest, start: WorldStart, fee_rate_sat_per_kw: int,
     nodes: dict[str, LndNode] = {}
     tell(f"realnet: starting {len(keys)} lnd nodes")
     for i, key in enumerate(keys):
-        extra = [f"--max-commit-fee-rate-anchors={max(1, fee_rate_sat_per_kw // 250)}",
+        # The cap is in sat/vB; one below lnd's floor of 253 sat/kw leaves
+        # every channel unable to add an HTLC ("below fee floor"), so it is
+        # rounded up, to 2 sat/vB at least.
+        cap = max(2, -(-fee_rate_sat_per_kw // 250))
+        extra = [f"--max-commit-fee-rate-anchors={cap}",
                  "--maxpendingchannels=100"]
         if key in small:
             extra.append(f"--default-remote-max-htlcs={small[key]}")

@@ -1,0 +1,71 @@
+"""A scenario played on a 5-node network of real lnd nodes (routesim_evolve/realnet):
+lnd's own SendPaymentV2 and a champion served over `routesim --serve` each settle a
+real payment in several shards, the one hop that cannot carry its shard comes back
+with the code, the failing hop and the channel update real lnd gives, the simulator
+predicts the same outcome for the same world, and no process is left behind.
+
+The world (tests/data/realnet/scenario-5.json, seed 2): S pays T over A, B or C. C's
+route is the cheapest (C charges 1 ppm against 100), and C holds 142,768 sat toward T,
+so a shard of more than what C can spend fails at C; the payment (1,000,000 sat) is
+more than any one of S's channels holds (700,000 sat each), so it takes two shards at
+least.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
+from routesim_evolve.realnet.build import real_binaries
+from routesim_evolve.realnet.compare import RouterPlay, play_router
+
+SCENARIO = PROJECT_ROOT / "tests" / "data" / "realnet" / "scenario-5.json"
+ROUTERS = ("lnd-apriori", str(CHAMPIONS_DIR / "targeted.go"))
+
+
+@pytest.fixture(scope="module")
+def plays() -> dict[str, RouterPlay]:
+    bins = real_binaries(say=print)
+    return {r: play_router(SCENARIO, r, bins, say=print) for r in ROUTERS}
+
+
+def test_each_router_settles_the_payment_in_several_real_shards(plays) -> None:
+    for router, play in plays.items():
+        (paid,) = play.real
+        assert paid.success, f"{router}: {paid.failure_reason}"
+        assert paid.parts >= 2, router
+        assert paid.delivered_msat == 1_000_000_000
+        # The simulator settles it too, on the same world.
+        assert play.sim is not None and play.sim.payments[0].success, router
+
+
+def test_a_failure_names_the_hop_that_could_not_carry_the_shard(plays) -> None:
+    failures = [(router, a) for router, play in plays.items()
+                for a in play.real[0].attempt_log if a.outcome not in ("settled", "held")]
+    assert failures, "the cheapest route's last hop (C to T) carries no shard this large"
+    for router, a in failures:
+        assert a.outcome == "TEMPORARY_CHANNEL_FAILURE", (router, a)
+        assert a.failure_index == 1 and a.has_update, (router, a)  # C, with its update
+        assert a.scids == ["103x1x0", "106x1x0"], (router, a)
+    # The candidate's driver read C's channel just before: too little to spend.
+    served = [a for router, a in failures if router != "lnd-apriori"]
+    for a in served:
+        c_to_t = a.before[1]
+        assert c_to_t.scid == "106x1x0"
+        assert (c_to_t.local_sat - c_to_t.reserve_sat) * 1000 < a.amount_msat
+
+
+def test_no_process_is_left_behind(plays) -> None:
+    assert plays  # both plays ran, and each stopped its network
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"realnet-" in cmd and (b"lnd" in cmd or b"btcd" in cmd) and b"pytest" not in cmd:
+            left.append(cmd[:120])
+    assert not left
