@@ -1,0 +1,119 @@
+"""Scenarios played on real lnd nodes beside the simulator (issue 43, docs/realnet.md).
+
+Generates small scenarios real nodes can play (12-node synthetic graphs, no
+flaky peers, no busy slots, no stale gossip, lnd's regtest commitment fee rate,
+no background traffic: the driver plays none yet), then plays each with every
+router on real nodes (`realnet play`: a world of its own per router) and in
+the simulator on the same world. Prints per scenario and router the real and
+simulated success, attempts and fees, the setup time, the time per payment
+and the number of changes lnd made to the world, and ends with one line:
+
+    lnd sim-real success D.DDD [lo, hi]; champion-lnd real D.DDD [lo, hi]
+
+(95 % bootstrap intervals over payments, resampled by scenario.) Slow: about
+2 minutes per world of 12 nodes on 2 cores, so several minutes per scenario.
+
+    python bench/bench_realnet.py [--scenarios 2] [--champion champions/targeted.go]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from routesim_evolve.build.gomodule import CANDIDATE_SLOT, go_module_dir
+from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
+from routesim_evolve.realnet.build import real_binaries
+from routesim_evolve.realnet.compare import RouterPlay, play_router
+from routesim_evolve.score.stats import bootstrap_mean_ci
+
+#: lnd's commitment fee rate on regtest (its estimator's floor).
+REGTEST_FEERATE = 253
+
+
+def realnet_settings(seed: int, scenarios: int) -> dict:
+    """Generator settings for scenarios real nodes can play."""
+    cmd = [sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out", "/dev/null",
+           "--seed", str(seed), "--nodes", "12", "--split-sizes", f"0,0,{scenarios}",
+           "--arenas", "base", "--payments", "10,10", "--stale-share", "0",
+           "--payment-interval-s", "5", "--sender-min-channels", "3",
+           "--sender-min-capacity-sat", "3000000", "--difficulty", "medium", "--print-settings"]
+    settings = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True,
+                                         cwd=PROJECT_ROOT).stdout)
+    for arena in settings["arenas"].values():
+        rules = arena["rules"]
+        rules["commit_feerate_sat_per_kw"] = REGTEST_FEERATE
+        rules["peers"]["flaky_share"] = 0.0
+        rules["htlc_slots"]["busy_share"] = 0.0
+        arena["events_per_hour"] = 0.0
+    return settings
+
+
+def generate(out: Path, seed: int, scenarios: int) -> list[Path]:
+    settings = out / "settings.json"
+    settings.write_text(json.dumps(realnet_settings(seed, scenarios)))
+    subprocess.run([sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out",
+                    str(out / "corpus"), "--settings", str(settings)], check=True,
+                   cwd=PROJECT_ROOT, capture_output=True)
+    return sorted((out / "corpus" / "test").glob("*.json"))
+
+
+def row(scenario: Path, play: RouterPlay) -> str:
+    real, sim = play.real, play.sim
+    n = len(real)
+    real_ok = sum(p.success for p in real)
+    sim_ok = sum(p.success for p in sim.payments) if sim else -1
+    real_att = sum(p.attempts for p in real) / n
+    sim_att = sim.totals.attempts_per_payment if sim else float("nan")
+    per_payment = sum(p.seconds for p in real) / n
+    return (f"| {scenario.stem} | {play.router} | {n} | {real_ok} | {sim_ok} | {real_att:.2f} | "
+            f"{sim_att:.2f} | {sum(p.fee_msat for p in real)} | "
+            f"{sim.totals.fee_msat if sim else ''} | {play.setup_s:.0f} | {per_payment:.2f} | "
+            f"{len(play.changes)} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--champion", default=str(CHAMPIONS_DIR / "targeted.go"))
+    args = parser.parse_args()
+    bins = real_binaries(say=print)
+    seed_router = str(go_module_dir() / CANDIDATE_SLOT)
+    routers = ["lnd-apriori", seed_router, args.champion]
+    lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
+    print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
+          "sim attempts/payment | real fee msat | sim fee msat | setup s | s/payment | changes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bench-realnet-") as tmp:
+        for scenario in generate(Path(tmp), args.seed, args.scenarios):
+            plays = {}
+            for router in routers:
+                t0 = time.monotonic()
+                plays[router] = play_router(scenario, router, bins, say=lambda _m: None)
+                print(row(scenario, plays[router]), f"<!-- {time.monotonic() - t0:.0f} s -->",
+                      flush=True)
+            lnd, champ = plays["lnd-apriori"], plays[args.champion]
+            assert lnd.sim is not None
+            for real, sim in zip(lnd.real, lnd.sim.payments, strict=True):
+                lnd_gap.append(float(sim.success) - float(real.success))
+                clusters_a.append(scenario.stem)
+            for mine, theirs in zip(champ.real, lnd.real, strict=True):
+                champ_lead.append(float(mine.success) - float(theirs.success))
+                clusters_b.append(scenario.stem)
+    a = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
+    b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
+    print(f"\n{len(lnd_gap)} payments, {args.scenarios} scenarios, "
+          f"{time.monotonic() - started:.0f} s in all")
+    print(f"lnd sim-real success {a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]; "
+          f"champion-lnd real {b[0]:.3f} [{b[1]:.3f}, {b[2]:.3f}]")
+
+
+if __name__ == "__main__":
+    main()
