@@ -106,6 +106,8 @@ class ServedProcess:
         except queue.Empty:
             raise self._broken(f"no answer within {timeout_s:.0f} s") from None
         if line is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=5)  # its output closed: it is ending
             raise self._broken("it exited")
         try:
             answer = json.loads(line)
