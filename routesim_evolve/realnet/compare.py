@@ -54,6 +54,8 @@ class RouterPlay:
     sim: Result | None
     setup_s: float
     changes: list[str]
+    #: The lnd and btcd processes the play started (all stopped when it returned).
+    pids: list[int]
 
 
 def payment_specs(scenario: Path, world: RealWorld) -> list[PaymentSpec]:
@@ -84,6 +86,7 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
         t0 = time.monotonic()
         world = build_world(net, start, rate, say=say)
         setup = time.monotonic() - t0
+        pids = net.pids()
         try:
             specs = payment_specs(scenario, world)
             real = (_play_lnd(world, specs, LND_ROUTERS[router], say) if binary is None
@@ -93,7 +96,7 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
     sim = (reference_result(scenario, router) if source is None
            else run_candidate(source, scenario).result)
     return RouterPlay(router=router if source is None else Path(router).name, real=real,
-                      sim=sim, setup_s=setup, changes=world.changes)
+                      sim=sim, setup_s=setup, changes=world.changes, pids=pids)
 
 
 def _play_lnd(world: RealWorld, specs: list[PaymentSpec], estimator: str,
