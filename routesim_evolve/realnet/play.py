@@ -30,8 +30,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict
+from google.protobuf.json_format import MessageToDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from routesim_evolve.corpus.importers import import_lncli
+from routesim_evolve.corpus.schema import format_scid, parse_scid
 from routesim_evolve.realnet.network import RealnetError
 from routesim_evolve.realnet.rpc import LndClient
 from routesim_evolve.realnet.world import RealWorld
@@ -69,9 +72,9 @@ class HopState(BaseModel):
     remote_max_htlcs: int
 
 
-def _sim_scid(world: RealWorld, real_scid: str) -> str:
-    """The scenario's name of a real channel (the real one if it has none)."""
-    return world.sim_scid.get(chan_id_of(real_scid), real_scid)
+def _sim_scid(world: RealWorld, chan_id: int) -> str:
+    """The scenario's name of a real channel (its real one if it has none)."""
+    return world.sim_scid.get(chan_id, format_scid(chan_id))
 
 
 class RealAttempt(BaseModel):
@@ -105,43 +108,18 @@ class RealPayment(BaseModel):
     attempt_log: list[RealAttempt] = []
 
 
-Say = Callable[[str], None]
-
-
-def scid_text(chan_id: int) -> str:
-    return f"{chan_id >> 40}x{(chan_id >> 16) & 0xFFFFFF}x{chan_id & 0xFFFF}"
-
-
-def chan_id_of(scid: str) -> int:
-    block, tx, out = (int(x) for x in scid.split("x"))
-    return block << 40 | tx << 16 | out
-
-
 def graph_of(client: LndClient) -> dict[str, Any]:
-    """A node's graph (DescribeGraph) in the scenario graph format."""
+    """A node's graph (DescribeGraph) in the scenario graph format, read by
+    the importer of `lncli describegraph` dumps, which this is the live form of."""
     g = client.call(client.ln.DescribeGraph, client.s.ln.ChannelGraphRequest())
-    nodes = [{"id": n.pub_key, "features": sorted(int(b) for b in n.features)} for n in g.nodes]
-    known = {n["id"] for n in nodes}
-    channels = []
-    for e in g.edges:
-        if e.node1_pub not in known or e.node2_pub not in known:
-            continue
-        channels.append({
-            "scid": scid_text(e.channel_id), "node1": e.node1_pub, "node2": e.node2_pub,
-            "capacity_sat": e.capacity,
-            "policy1": _policy(e.node1_policy) if e.HasField("node1_policy") else None,
-            "policy2": _policy(e.node2_policy) if e.HasField("node2_policy") else None,
-        })
-    return {"format": "routesim-graph/1", "nodes": nodes, "channels": channels}
+    dump = MessageToDict(g, preserving_proto_field_name=True,
+                         always_print_fields_with_no_presence=True)
+    graph, _ = import_lncli(dump)
+    return graph.model_dump(mode="json", exclude_none=True)
 
 
-def _policy(p: Any) -> dict[str, Any]:
-    return {"fee_base_msat": p.fee_base_msat, "fee_rate_ppm": p.fee_rate_milli_msat,
-            "cltv_delta": p.time_lock_delta, "htlc_min_msat": p.min_htlc,
-            "htlc_max_msat": p.max_htlc_msat, "disabled": p.disabled,
-            "inbound_fee_base_msat": p.inbound_fee_base_msat,
-            "inbound_fee_rate_ppm": p.inbound_fee_rate_milli_msat}
-
+#: The most hops a route may have (the simulator's routing.MaxRouteHops).
+MAX_ROUTE_HOPS: Final = 20
 
 #: The weight one more HTLC adds to a commitment (lnd's input.HTLCWeight).
 HTLC_WEIGHT: Final = 172
@@ -160,8 +138,32 @@ def spendable_msat(client: LndClient) -> dict[str, int]:
         keep = ch.local_chan_reserve_sat * 1000
         if ch.initiator:
             keep += 2 * ch.fee_per_kw * (ch.commit_weight + HTLC_WEIGHT)  # msat: sat/kw × wu
-        out[scid_text(ch.chan_id)] = max(ch.local_balance * 1000 - keep, 0)
+        out[format_scid(ch.chan_id)] = max(ch.local_balance * 1000 - keep, 0)
     return out
+
+
+class ServedHop(BaseModel):
+    """One hop of a route a served router proposed (docs/realnet.md)."""
+
+    model_config = ConfigDict(frozen=True, strict=True)
+
+    pub_key: str
+    scid: str
+    amt_to_forward_msat: int = Field(ge=0)
+    outgoing_time_lock: int = Field(ge=0, lt=1 << 32)
+
+
+class ServedRoute(BaseModel):
+    """A route a served router proposed, read as untrusted input: anything
+    else is an invalid route, never an error of the driver."""
+
+    model_config = ConfigDict(frozen=True, strict=True)
+
+    total_time_lock: int = Field(ge=0, lt=1 << 32)
+    total_amount_msat: int = Field(ge=0)
+    source: str
+    hops: list[ServedHop] = Field(min_length=1, max_length=MAX_ROUTE_HOPS)
+    label: str = ""
 
 
 class PaymentSpec(BaseModel):
@@ -197,7 +199,7 @@ def _invoice(receiver: LndClient, spec: PaymentSpec) -> _Invoice:
 class _Shard:
     """One attempt in flight: its route, its future and what was booked."""
 
-    def __init__(self, attempt_id: int, route: dict[str, Any], amount: int, fee: int,
+    def __init__(self, attempt_id: int, route: ServedRoute, amount: int, fee: int,
                  before: list[HopState], future: futures.Future[Any], started: float) -> None:
         self.attempt_id, self.route, self.amount, self.fee = attempt_id, route, amount, fee
         self.before, self.future, self.started = before, future, started
@@ -245,7 +247,7 @@ class _PaymentRun:
         self.p, self.spec, self.inv, self.height = player, spec, inv, height
         self.edges = {(c["scid"], c["node1"]): c["node2"] for c in graph["channels"]}
         self.edges.update({(c["scid"], c["node2"]): c["node1"] for c in graph["channels"]})
-        self.delivered = self.fees = self.attempts = self.held = self.round = 0
+        self.delivered = self.fees = self.attempts = self.round = 0
         self.log: list[RealAttempt] = []
         self.reason = ""
         self.pending_held: list[_Shard] = []
@@ -255,7 +257,8 @@ class _PaymentRun:
             shards = self._dispatch()
             if not shards:
                 if not self.reason:
-                    self.reason = ("parts_exhausted" if self.held >= self.spec.max_parts
+                    self.reason = ("parts_exhausted"
+                                   if len(self.pending_held) >= self.spec.max_parts
                                    else "attempts_exhausted")
                 return
             self._collect(shards)
@@ -266,7 +269,7 @@ class _PaymentRun:
         in_flight = 0
         while True:
             unsent = self.spec.amount_msat - self.delivered - in_flight
-            if (unsent <= 0 or self.held + len(shards) >= self.spec.max_parts
+            if (unsent <= 0 or len(self.pending_held) + len(shards) >= self.spec.max_parts
                     or self.attempts >= self.spec.max_attempts):
                 return shards
             answer = self.p.ask({"request": {"amount_msat": unsent, "in_flight": len(shards)}},
@@ -275,7 +278,11 @@ class _PaymentRun:
                 if not shards:
                     self.reason = "router_gave_up"
                 return shards
-            route = answer["route"]
+            try:
+                route = ServedRoute.model_validate(answer["route"])
+            except ValidationError:
+                self.reason = "invalid_route"
+                return shards
             checked = self._check(route, unsent, shards)
             if isinstance(checked, str):
                 self.reason = "invalid_route"
@@ -285,44 +292,38 @@ class _PaymentRun:
             self.attempts += 1
             in_flight += amount
 
-    def _check(self, route: dict[str, Any], unsent: int,
+    def _check(self, route: ServedRoute, unsent: int,
                shards: list[_Shard]) -> tuple[int, int] | str:
         """The route's amount and fee, or what is wrong with it (checkRoute)."""
-        hops = route.get("hops") or []
-        if route.get("source") != self.p.source or not hops or len(hops) > 20:
-            return "bad source or hop count"
+        if route.source != self.p.source:
+            return "route does not start at the sender"
         node = self.p.source
-        for hop in hops:
-            if self.edges.get((hop["scid"], node)) != hop["pub_key"]:
-                return f"channel {hop['scid']} does not connect {node[:8]} to the hop"
-            node = hop["pub_key"]
+        for hop in route.hops:
+            if self.edges.get((hop.scid, node)) != hop.pub_key:
+                return f"channel {hop.scid} does not connect {node[:8]} to the hop"
+            node = hop.pub_key
         if node != self.spec.target:
             return "route does not end at the target"
-        amount = int(hops[-1]["amt_to_forward_msat"])
-        total = int(route["total_amount_msat"])
-        if not 0 < amount <= unsent or total < amount:
+        amount = route.hops[-1].amt_to_forward_msat
+        if not 0 < amount <= unsent or route.total_amount_msat < amount:
             return "bad amount"
-        if int(route["total_time_lock"]) > self.height + self.spec.cltv_limit_delta:
+        if route.total_time_lock > self.height + self.spec.cltv_limit_delta:
             return "time lock above the limit"
-        fee = total - amount
+        fee = route.total_amount_msat - amount
         if self.fees + sum(s.fee for s in shards) + fee > self.spec.fee_limit_msat:
             return "fee above the budget"
         return amount, fee
 
-    def _send(self, route: dict[str, Any], amount: int, fee: int) -> _Shard:
+    def _send(self, route: ServedRoute, amount: int, fee: int) -> _Shard:
         sender = self.p.sender
         s = sender.s
-        hops = []
-        for i, hop in enumerate(route["hops"]):
-            h = s.ln.Hop(chan_id=chan_id_of(hop["scid"]), pub_key=hop["pub_key"],
-                         amt_to_forward_msat=int(hop["amt_to_forward_msat"]),
-                         expiry=int(hop["outgoing_time_lock"]))
-            if i == len(route["hops"]) - 1:
-                h.mpp_record.CopyFrom(s.ln.MPPRecord(payment_addr=self.inv.payment_addr,
-                                                     total_amt_msat=self.spec.amount_msat))
-            hops.append(h)
-        rt = s.ln.Route(total_time_lock=int(route["total_time_lock"]),
-                        total_amt_msat=int(route["total_amount_msat"]), hops=hops)
+        hops = [s.ln.Hop(chan_id=parse_scid(hop.scid), pub_key=hop.pub_key,
+                         amt_to_forward_msat=hop.amt_to_forward_msat,
+                         expiry=hop.outgoing_time_lock) for hop in route.hops]
+        hops[-1].mpp_record.CopyFrom(s.ln.MPPRecord(payment_addr=self.inv.payment_addr,
+                                                    total_amt_msat=self.spec.amount_msat))
+        rt = s.ln.Route(total_time_lock=route.total_time_lock,
+                        total_amt_msat=route.total_amount_msat, hops=hops)
         before = hop_states(self.p.world, route)
         request = s.router.SendToRouteRequest(payment_hash=self.inv.r_hash, route=rt,
                                               skip_temp_err=True)
@@ -343,33 +344,31 @@ class _PaymentRun:
             self._book(sh)
 
     def _book(self, sh: _Shard) -> None:
-        outcome, index, update = "held", -1, None
+        outcome, index, failure = "held", -1, None
         if sh.future.done():
             attempt = sh.future.result()
             s = self.p.sender.s
             if attempt.status == s.ln.HTLCAttempt.HTLCStatus.Value("SUCCEEDED"):
                 outcome = "settled"
             elif attempt.status == s.ln.HTLCAttempt.HTLCStatus.Value("FAILED"):
-                f = attempt.failure
-                outcome = s.ln.Failure.FailureCode.Name(f.code)
-                index = f.failure_source_index
-                update = f.channel_update if f.HasField("channel_update") else None
-        report: dict[str, Any] = {"attempt_id": sh.attempt_id, "route": sh.route}
-        if outcome in ("held", "settled"):
+                failure = attempt.failure
+                outcome = s.ln.Failure.FailureCode.Name(failure.code)
+                index = failure.failure_source_index
+        report: dict[str, Any] = {"attempt_id": sh.attempt_id,
+                                  "route": sh.route.model_dump(exclude={"label"})}
+        if failure is None:
             self.delivered += sh.amount
             self.fees += sh.fee
-            self.held += 1
             self.pending_held.append(sh)
         else:
-            report["failure"] = _failure_json(sh.future.result().failure, outcome, update)
-            if outcome == "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS" and index == len(
-                    sh.route["hops"]):
+            report["failure"] = _failure_json(failure, outcome)
+            if outcome == "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS" and index == len(sh.route.hops):
                 self.reason = "incorrect_payment_details"
         self.log.append(RealAttempt(
             round=self.round, amount_msat=sh.amount, fee_msat=sh.fee,
-            scids=[_sim_scid(self.p.world, h["scid"]) for h in sh.route["hops"]],
-            outcome=outcome,
-            failure_index=index, has_update=update is not None,
+            scids=[_sim_scid(self.p.world, parse_scid(h.scid)) for h in sh.route.hops],
+            outcome=outcome, failure_index=index,
+            has_update=failure is not None and failure.HasField("channel_update"),
             seconds=time.monotonic() - sh.started, before=sh.before))
         answer = self.p.ask({"report": report}, ROUTER_ANSWER_S)
         if "error" in answer and not self.reason:
@@ -407,14 +406,16 @@ def _accepted_htlcs(receiver: LndClient, inv: _Invoice) -> int:
                                                      states.Value("SETTLED")))
 
 
-def _failure_json(f: Any, code: str, update: Any) -> dict[str, Any]:
+def _failure_json(f: Any, code: str) -> dict[str, Any]:
+    """A real failure (lnrpc.Failure) in the protocol's form."""
     out: dict[str, Any] = {"code": code, "source_index": f.failure_source_index,
                            "htlc_msat": f.htlc_msat, "cltv_expiry": f.cltv_expiry,
                            "flags": f.flags, "height": f.height}
-    if update is not None:
+    if f.HasField("channel_update"):
+        update = f.channel_update
         out["channel_update"] = {
             "chain_hash": update.chain_hash[::-1].hex() if update.chain_hash else "",
-            "scid": scid_text(update.chan_id), "timestamp": update.timestamp,
+            "scid": format_scid(update.chan_id), "timestamp": update.timestamp,
             "message_flags": update.message_flags, "channel_flags": update.channel_flags,
             "time_lock_delta": update.time_lock_delta,
             "htlc_minimum_msat": update.htlc_minimum_msat, "base_fee": update.base_fee,
@@ -422,23 +423,23 @@ def _failure_json(f: Any, code: str, update: Any) -> dict[str, Any]:
     return out
 
 
-def hop_states(world: RealWorld, route: dict[str, Any]) -> list[HopState]:
+def hop_states(world: RealWorld, route: ServedRoute) -> list[HopState]:
     """Each hop's channel as its forwarding node shows it now (ListChannels)."""
     out = []
-    node = route["source"]
-    for hop in route["hops"]:
+    node = route.source
+    for hop in route.hops:
         client = world.clients[world.sim_key[node]]
-        want = chan_id_of(hop["scid"])
+        want = parse_scid(hop.scid)
         for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
             if ch.chan_id == want:
                 out.append(HopState(
-                    scid=_sim_scid(world, hop["scid"]), local_sat=ch.local_balance,
+                    scid=_sim_scid(world, want), local_sat=ch.local_balance,
                     remote_sat=ch.remote_balance,
                     reserve_sat=ch.local_chan_reserve_sat, commit_fee_sat=ch.commit_fee,
                     fee_per_kw=ch.fee_per_kw, initiator=ch.initiator,
                     pending_htlcs=len(ch.pending_htlcs),
                     remote_max_htlcs=ch.remote_constraints.max_accepted_htlcs))
-        node = hop["pub_key"]
+        node = hop.pub_key
     return out
 
 
@@ -484,7 +485,7 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
         log.append(RealAttempt(
             round=0, amount_msat=h.route.hops[-1].amt_to_forward_msat if h.route.hops else 0,
             fee_msat=h.route.total_fees_msat,
-            scids=[_sim_scid(world, scid_text(x.chan_id)) for x in h.route.hops],
+            scids=[_sim_scid(world, x.chan_id) for x in h.route.hops],
             outcome=outcome, failure_index=h.failure.failure_source_index
             if h.status == h.FAILED else -1,
             has_update=h.failure.HasField("channel_update"),

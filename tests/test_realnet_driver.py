@@ -1,0 +1,47 @@
+"""The real-node driver reads a served router's routes as untrusted input
+(routesim_evolve/realnet/play.py): a malformed or foreign route ends the
+payment as an invalid route, without a crash and without anything sent."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from routesim_evolve.realnet.play import PaymentSpec, _Invoice, _PaymentRun
+
+S, T = "02" + "11" * 32, "02" + "55" * 32
+GRAPH = {"channels": [{"scid": "101x1x0", "node1": S, "node2": T}]}
+SPEC = PaymentSpec(index=0, target=T, amount_msat=1_000_000, fee_limit_msat=10_000, max_parts=4,
+                   max_attempts=10, final_cltv_delta=40, cltv_limit_delta=2016)
+GOOD_HOP = {"pub_key": T, "scid": "101x1x0", "amt_to_forward_msat": 1_000_000,
+            "outgoing_time_lock": 840}
+
+
+def _run(route: Any) -> _PaymentRun:
+    player = SimpleNamespace(source=S, ask=lambda _req, _t: {"route": route})
+    inv = _Invoice(r_hash=b"h", payment_addr=b"a", payment_request="lnbc")
+    return _PaymentRun(player, SPEC, inv, GRAPH, 800)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("route", [
+    "a route", {"hops": []},
+    {"total_time_lock": 840, "total_amount_msat": 1_000_000, "source": S, "hops": []},
+    {"total_time_lock": "840", "total_amount_msat": 1_000_000, "source": S, "hops": [GOOD_HOP]},
+    {"total_time_lock": 840, "total_amount_msat": 1_000_000, "source": S,
+     "hops": [{**GOOD_HOP, "amt_to_forward_msat": -1}]},
+    {"total_time_lock": 840, "total_amount_msat": 1_000_000, "source": S,
+     "hops": [GOOD_HOP] * 21},
+    # Well formed, but over a channel the sender's graph does not have.
+    {"total_time_lock": 840, "total_amount_msat": 1_000_000, "source": S,
+     "hops": [{**GOOD_HOP, "scid": "999x1x0"}]},
+    # Well formed, but paying more fee than the budget.
+    {"total_time_lock": 840, "total_amount_msat": 1_020_000, "source": S, "hops": [GOOD_HOP]},
+], ids=["not an object", "no fields", "no hops", "a string number", "a negative amount",
+        "21 hops", "a foreign channel", "over the fee budget"])
+def test_a_bad_route_is_an_invalid_route_and_nothing_is_sent(route: Any) -> None:
+    run = _run(route)
+    assert run._dispatch() == []
+    assert run.reason == "invalid_route"
+    assert run.attempts == 0
