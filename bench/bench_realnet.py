@@ -30,10 +30,8 @@ from routesim_evolve.build.gomodule import CANDIDATE_SLOT, go_module_dir
 from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
 from routesim_evolve.realnet.build import real_binaries
 from routesim_evolve.realnet.compare import RouterPlay, play_router
+from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW
 from routesim_evolve.score.stats import bootstrap_mean_ci
-
-#: lnd's commitment fee rate on regtest (its estimator's floor).
-REGTEST_FEERATE = 253
 
 
 def realnet_settings(seed: int, scenarios: int) -> dict:
@@ -47,7 +45,7 @@ def realnet_settings(seed: int, scenarios: int) -> dict:
                                          cwd=PROJECT_ROOT).stdout)
     for arena in settings["arenas"].values():
         rules = arena["rules"]
-        rules["commit_feerate_sat_per_kw"] = REGTEST_FEERATE
+        rules["commit_feerate_sat_per_kw"] = LND_FEE_FLOOR_SAT_PER_KW
         rules["peers"]["flaky_share"] = 0.0
         rules["htlc_slots"]["busy_share"] = 0.0
         arena["events_per_hour"] = 0.0

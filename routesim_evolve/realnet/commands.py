@@ -12,9 +12,10 @@ from pathlib import Path
 import click
 
 from routesim_evolve.build.gomodule import GoToolchainError
+from routesim_evolve.corpus.load import CorpusError, load_scenario
 from routesim_evolve.realnet.build import RealnetBuildError, real_binaries
 from routesim_evolve.realnet.network import RealnetError, Regtest
-from routesim_evolve.realnet.world import build_world, world_start
+from routesim_evolve.realnet.world import build_world, commit_fee_rate, world_start
 
 
 @click.group("realnet")
@@ -42,12 +43,11 @@ def up_command(scenario: Path) -> None:
     balances and policies), print the lncli command of each node, and keep it
     up until Ctrl-C; every process stops then."""
     try:
-        rules = json.loads(scenario.read_text()).get("rules") or {}
-        rate = int(rules.get("commit_feerate_sat_per_kw", 253))
+        rate = commit_fee_rate(load_scenario(scenario).scenario)
         start = world_start(scenario)
         bins = real_binaries(say=_say)
-    except (OSError, ValueError, RealnetError, RealnetBuildError, GoToolchainError) as exc:
-        click.echo(f"realnet up: {scenario}: {exc}", err=True)
+    except (CorpusError, RealnetError, RealnetBuildError, GoToolchainError) as exc:
+        click.echo(f"realnet up: {exc}", err=True)
         raise SystemExit(2) from exc
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

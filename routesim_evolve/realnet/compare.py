@@ -10,7 +10,6 @@ seed, not a hidden world), so that both play the same starting balances.
 from __future__ import annotations
 
 import concurrent.futures as futures
-import json
 import tempfile
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any
 
 from routesim_evolve.build.cache import build_candidate
 from routesim_evolve.corpus.load import load_scenario
+from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.realnet.build import RealBinaries
 from routesim_evolve.realnet.network import RealnetError, Regtest
 from routesim_evolve.realnet.play import (
@@ -29,7 +29,7 @@ from routesim_evolve.realnet.play import (
     play_lnd,
     set_mission_control,
 )
-from routesim_evolve.realnet.world import RealWorld, build_world, world_start
+from routesim_evolve.realnet.world import RealWorld, build_world, commit_fee_rate, world_start
 from routesim_evolve.simulate.reference import reference_result
 from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.run_candidate import run_candidate
@@ -58,9 +58,8 @@ class RouterPlay:
     pids: list[int]
 
 
-def payment_specs(scenario: Path, world: RealWorld) -> list[PaymentSpec]:
+def payment_specs(sc: Scenario, world: RealWorld) -> list[PaymentSpec]:
     """The scenario's payments, targets named by their real keys."""
-    sc = load_scenario(scenario).scenario
     d = sc.defaults
     return [PaymentSpec(index=i, target=world.real_key[p.target], amount_msat=p.amount_msat,
                         fee_limit_msat=p.fee_limit(d), max_parts=p.parts(d),
@@ -72,8 +71,7 @@ def payment_specs(scenario: Path, world: RealWorld) -> list[PaymentSpec]:
 def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> RouterPlay:
     """Build the scenario's world, play its payments with `router` (an lnd
     router's name or a candidate file), and run the simulator beside it."""
-    raw = json.loads(scenario.read_text())
-    rate = int((raw.get("rules") or {}).get("commit_feerate_sat_per_kw", 253))
+    sc = load_scenario(scenario).scenario
     start = world_start(scenario)
     source = None if router in LND_ROUTERS else Path(router).read_text()
     binary = None
@@ -84,11 +82,11 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
         binary = build.binary
     with Regtest(bins, say=say) as net:
         t0 = time.monotonic()
-        world = build_world(net, start, rate, say=say)
+        world = build_world(net, start, commit_fee_rate(sc), say=say)
         setup = time.monotonic() - t0
         pids = net.pids()
         try:
-            specs = payment_specs(scenario, world)
+            specs = payment_specs(sc, world)
             real = (_play_lnd(world, specs, LND_ROUTERS[router], say) if binary is None
                     else _play_candidate(world, specs, binary, say))
         finally:

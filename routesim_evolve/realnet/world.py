@@ -26,6 +26,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict
 
 from routesim_evolve.build.tools import SIMULATOR_PACKAGES, GoTool, run_tool
+from routesim_evolve.corpus.schema import Scenario
 from routesim_evolve.realnet.network import LndNode, RealnetError, Regtest
 from routesim_evolve.realnet.rpc import LndClient
 
@@ -47,6 +48,10 @@ FUNDING_FEE_MARGIN_SAT: Final = 50_000
 
 #: The least cltv delta lnd accepts in a policy (lncfg.MinTimeLockDelta).
 LND_MIN_CLTV_DELTA: Final = 24
+
+#: lnd's commitment fee rate floor (chainfee.FeePerKwFloor), sat/kw: what its
+#: estimator gives on regtest.
+LND_FEE_FLOOR_SAT_PER_KW: Final = 253
 
 #: lnd's largest channel without the wumbo feature (BOLT 02: 2^24 sat).
 MAX_CHANNEL_SAT: Final = (1 << 24) - 1
@@ -87,6 +92,13 @@ class WorldStart(BaseModel):
     source: str
     channels: list[ChannelStart]
     flaky_nodes: list[str]
+
+
+def commit_fee_rate(sc: Scenario) -> int:
+    """The commitment fee rate the scenario's rules say (lnd's floor where it
+    plays no rules)."""
+    rules = sc.rules
+    return rules.commit_feerate_sat_per_kw if rules is not None else LND_FEE_FLOOR_SAT_PER_KW
 
 
 def world_start(scenario: Path) -> WorldStart:
@@ -131,17 +143,20 @@ def build_world(net: Regtest, start: WorldStart, fee_rate_sat_per_kw: int,
     """Start the nodes, fund them, open and announce the scenario's channels
     (about 2.5 minutes for 12 nodes and 25 channels on 2 cores)."""
     tell = say or (lambda _m: None)
+    # Every channel is planned before any node starts: a channel real nodes
+    # cannot open is refused at once, not after minutes of setting up.
+    changes: list[str] = []
+    plans = [_plan(c, changes) for c in start.channels]
     keys = sorted({k for c in start.channels for k in c.nodes} | {start.source})
     small = _small_slot_nodes(start)
+    # The cap is in sat/vB; one below lnd's floor of 253 sat/kw leaves every
+    # channel unable to add an HTLC ("below fee floor"), so it is rounded
+    # up, to 2 sat/vB at least.
+    fee_cap = max(2, -(-fee_rate_sat_per_kw // 250))
     nodes: dict[str, LndNode] = {}
     tell(f"realnet: starting {len(keys)} lnd nodes")
     for i, key in enumerate(keys):
-        # The cap is in sat/vB; one below lnd's floor of 253 sat/kw leaves
-        # every channel unable to add an HTLC ("below fee floor"), so it is
-        # rounded up, to 2 sat/vB at least.
-        cap = max(2, -(-fee_rate_sat_per_kw // 250))
-        extra = [f"--max-commit-fee-rate-anchors={cap}",
-                 "--maxpendingchannels=100"]
+        extra = [f"--max-commit-fee-rate-anchors={fee_cap}", "--maxpendingchannels=100"]
         if key in small:
             extra.append(f"--default-remote-max-htlcs={small[key]}")
         nodes[key] = net.add_node(f"n{i:02d}", extra_args=extra)
@@ -153,8 +168,7 @@ def build_world(net: Regtest, start: WorldStart, fee_rate_sat_per_kw: int,
                for k, n in nodes.items()}
     world = RealWorld(net=net, start=start, nodes=nodes, clients=clients,
                       real_key={k: n.pubkey for k, n in nodes.items()},
-                      sim_key={n.pubkey: k for k, n in nodes.items()})
-    plans = [_plan(c, world.changes) for c in start.channels]
+                      sim_key={n.pubkey: k for k, n in nodes.items()}, changes=changes)
     _fund_funders(world, plans, tell)
     _open_channels(world, plans, tell)
     _set_policies(world, tell)
