@@ -4,6 +4,7 @@ not the protocol's, a process that exits) becomes a SessionError naming it."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -12,7 +13,12 @@ import pytest
 from routesim_evolve.build.cache import build_candidate
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, go_module_dir
 from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
-from routesim_evolve.simulate.session import ServedProcess, SessionError
+from routesim_evolve.simulate.session import (
+    MAX_ANSWER_BYTES,
+    ServedProcess,
+    SessionError,
+    _lines,
+)
 
 GRAPH = Path(__file__).parent / "data" / "realnet" / "graph-5.json"
 S, T = "02" + "11" * 32, "02" + "55" * 32
@@ -55,3 +61,11 @@ def test_a_request_outside_the_protocol_ends_the_session(binary, tmp_path) -> No
         assert "no payment begun" in answer["error"]
         with pytest.raises(SessionError, match="exit code 2"):
             served.ask(_begin(), 30)
+
+
+def test_an_overlong_answer_line_is_cut() -> None:
+    stream = io.BufferedReader(io.BytesIO(
+        b"x" * (MAX_ANSWER_BYTES + 10) + b"\n" + b"y" * MAX_ANSWER_BYTES + b"\n{}\n"))
+    lines = list(_lines(stream))
+    assert [len(x) for x in lines] == [MAX_ANSWER_BYTES, MAX_ANSWER_BYTES, 2]
+    assert lines[1] == b"y" * MAX_ANSWER_BYTES and lines[2] == b"{}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import queue
 import signal
@@ -37,6 +38,9 @@ from routesim_evolve.simulate.sandbox import (
 #: The longest answer line kept: a route of 20 hops is under 4 KB.
 MAX_ANSWER_BYTES: Final = 1 << 20
 
+#: Answers read ahead of the requests that ask for them.
+ANSWER_QUEUE: Final = 4
+
 
 class SessionError(RuntimeError):
     """The served process broke the session: it exited, answered too late, or
@@ -51,7 +55,10 @@ class ServedProcess:
                  scratch: Path) -> None:
         self.binary, self.args, self.limits, self.scratch = binary, args, limits, scratch
         self._stack = contextlib.ExitStack()
-        self._answers: queue.Queue[bytes | None] = queue.Queue()
+        # Bounded: a router printing lines nobody asked for blocks on its own
+        # pipe instead of filling the driver's memory.
+        self._answers: queue.Queue[bytes | None] = queue.Queue(maxsize=ANSWER_QUEUE)
+        self._closed = threading.Event()
 
     def __enter__(self) -> Self:
         checked = self._stack.enter_context(open_checked(self.binary.resolve()))
@@ -76,6 +83,7 @@ class ServedProcess:
 
     def close(self) -> None:
         """End the session: close its input, then kill the group if it lingers."""
+        self._closed.set()
         with contextlib.suppress(OSError):
             if self.proc.stdin:
                 self.proc.stdin.close()
@@ -89,9 +97,13 @@ class ServedProcess:
 
     def _read_answers(self) -> None:
         assert self.proc.stdout is not None
-        for line in _lines(self.proc.stdout):
-            self._answers.put(line)
-        self._answers.put(None)
+        for line in itertools.chain(_lines(self.proc.stdout), [None]):
+            while not self._closed.is_set():
+                try:
+                    self._answers.put(line, timeout=0.5)
+                    break
+                except queue.Full:
+                    continue
 
     def ask(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """Send one request line and return the answer's JSON object."""
@@ -127,17 +139,8 @@ class ServedProcess:
 def _lines(stream: Any) -> Iterator[bytes]:
     """Lines of a pipe, each cut at MAX_ANSWER_BYTES (the rest of an
     overlong line is dropped, so a flood cannot fill the driver's memory)."""
-    buf = bytearray()
-    while chunk := stream.read1(65536):
-        buf += chunk
-        while (nl := buf.find(b"\n")) >= 0:
-            yield bytes(buf[:nl][:MAX_ANSWER_BYTES])
-            del buf[: nl + 1]
-        if len(buf) > MAX_ANSWER_BYTES:
-            yield bytes(buf[:MAX_ANSWER_BYTES])
-            buf.clear()
-            # skip to the end of this line
-            while (chunk := stream.read1(65536)) and b"\n" not in chunk:
+    while line := stream.readline(MAX_ANSWER_BYTES + 1):
+        if not line.endswith(b"\n") and len(line) > MAX_ANSWER_BYTES:
+            while (rest := stream.readline(MAX_ANSWER_BYTES)) and not rest.endswith(b"\n"):
                 pass
-            if chunk:
-                buf += chunk[chunk.index(b"\n") + 1:]
+        yield line[:MAX_ANSWER_BYTES].rstrip(b"\n")
