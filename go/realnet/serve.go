@@ -67,35 +67,49 @@ func (s *session) fatal(err error) error {
 // handle answers one request; an error is a protocol error that ends the
 // session, while the router's own errors are answers.
 func (s *session) handle(req *Request) (Answer, error) {
-	switch {
-	case req.Begin != nil && req.Ask == nil && req.Report == nil && req.End == nil:
-		return s.begin(req.Begin)
-	case req.Ask != nil && req.Begin == nil && req.Report == nil && req.End == nil:
-		if s.router == nil {
-			return Answer{}, ErrNoPayment
-		}
-		return s.ask(req.Ask), nil
-	case req.Report != nil && req.Begin == nil && req.Ask == nil && req.End == nil:
-		if s.router == nil {
-			return Answer{}, ErrNoPayment
-		}
-		return s.report(req.Report)
-	case req.End != nil && req.Begin == nil && req.Ask == nil && req.Report == nil:
-		if s.router == nil {
-			return Answer{}, ErrNoPayment
-		}
-		if obs, ok := s.router.(routing.PaymentEndObserver); ok {
-			obs.PaymentEnded(&routing.SimPaymentOutcome{
-				Success:   req.End.Success,
-				Delivered: lnwire.MilliSatoshi(req.End.DeliveredMsat),
-				Fees:      lnwire.MilliSatoshi(req.End.FeesMsat),
-				Released:  req.End.Released,
-			})
-		}
-		s.router = nil
-		return Answer{OK: true}, nil
+	if req.kinds() != 1 {
+		return Answer{}, fmt.Errorf("%w: exactly one of begin, request, report, end", ErrProtocol)
 	}
-	return Answer{}, fmt.Errorf("%w: exactly one of begin, request, report, end", ErrProtocol)
+	if req.Begin != nil {
+		return s.begin(req.Begin)
+	}
+	if s.router == nil {
+		return Answer{}, ErrNoPayment
+	}
+	switch {
+	case req.Ask != nil:
+		return s.ask(req.Ask), nil
+	case req.Report != nil:
+		return s.report(req.Report)
+	default:
+		return s.end(req.End), nil
+	}
+}
+
+// kinds is how many of the request's fields are set.
+func (r *Request) kinds() int {
+	n := 0
+	for _, set := range []bool{r.Begin != nil, r.Ask != nil, r.Report != nil, r.End != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// end tells the router how its payment ended, if it asks to be told, and
+// closes the payment.
+func (s *session) end(e *End) Answer {
+	if obs, ok := s.router.(routing.PaymentEndObserver); ok {
+		obs.PaymentEnded(&routing.SimPaymentOutcome{
+			Success:   e.Success,
+			Delivered: lnwire.MilliSatoshi(e.DeliveredMsat),
+			Fees:      lnwire.MilliSatoshi(e.FeesMsat),
+			Released:  e.Released,
+		})
+	}
+	s.router = nil
+	return Answer{OK: true}
 }
 
 func (s *session) begin(b *Begin) (Answer, error) {

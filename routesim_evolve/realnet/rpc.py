@@ -141,5 +141,6 @@ class LndClient:
 
 
 def _method_name(method: Any) -> str:
-    return str(getattr(method, "_method", b"?"), "ascii", "replace") if isinstance(
-        getattr(method, "_method", None), bytes) else str(getattr(method, "_method", method))
+    """A stub method's gRPC path (grpc keeps it as bytes in `_method`)."""
+    name = getattr(method, "_method", method)
+    return name.decode(errors="replace") if isinstance(name, bytes) else str(name)
