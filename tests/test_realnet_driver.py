@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+import routesim_evolve.realnet.compare as compare
+from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.realnet.play import PaymentSpec, _Invoice, _PaymentRun
 
 S, T = "02" + "11" * 32, "02" + "55" * 32
@@ -45,3 +47,12 @@ def test_a_bad_route_is_an_invalid_route_and_nothing_is_sent(route: Any) -> None
     assert run._dispatch() == []
     assert run.reason == "invalid_route"
     assert run.attempts == 0
+
+
+def test_a_candidate_is_not_played_where_it_would_have_network(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(compare, "network_isolation_available", lambda: False)
+    candidate = tmp_path / "candidate.go"
+    candidate.write_text("package main\n")
+    with pytest.raises(compare.RealnetError, match="without network access"):
+        compare.play_router(PROJECT_ROOT / "tests" / "data" / "realnet" / "scenario-5.json",
+                            str(candidate), bins=None, say=print)  # type: ignore[arg-type]

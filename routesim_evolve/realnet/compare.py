@@ -33,7 +33,7 @@ from routesim_evolve.realnet.world import RealWorld, build_world, commit_fee_rat
 from routesim_evolve.simulate.reference import reference_result
 from routesim_evolve.simulate.result_format import Result
 from routesim_evolve.simulate.run_candidate import run_candidate
-from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS
+from routesim_evolve.simulate.sandbox import DEFAULT_LIMITS, network_isolation_available
 from routesim_evolve.simulate.session import ServedProcess
 
 Say = Callable[[str], None]
@@ -76,6 +76,12 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
     source = None if router in LND_ROUTERS else Path(router).read_text()
     binary = None
     if source is not None:
+        if not network_isolation_available():
+            # With a network, the candidate could reach the nodes' gRPC on
+            # 127.0.0.1 (their macaroons are files on this machine) and read
+            # the very balances it is meant to learn.
+            raise RealnetError(f"{router}: a candidate plays on real nodes only without "
+                               "network access, and `unshare -n` fails on this machine")
         build = build_candidate(source)
         if not build.ok or build.binary is None:
             raise RealnetError(f"{router}: the candidate does not build: {build.message}")
