@@ -52,9 +52,22 @@ def test_a_failure_names_the_hop_that_could_not_carry_the_shard(plays) -> None:
     # The candidate's driver read C's channel just before: too little to spend.
     served = [a for router, a in failures if router != "lnd-apriori"]
     for a in served:
-        c_to_t = a.before[1]
-        assert c_to_t.scid == "106x1x0"
-        assert (c_to_t.local_sat - c_to_t.reserve_sat) * 1000 < a.amount_msat
+        assert a.observed is not None
+        (c_to_t,) = [c for c in a.observed.channels if c.nodes[0] == a.observed.route["hops"][0]
+                     ["pub_key"] and c.nodes[1] == a.observed.route["hops"][1]["pub_key"]]
+        assert (c_to_t.balance_sat[0] - c_to_t.reserve_sat[0]) * 1000 < a.amount_msat
+
+
+def test_the_simulators_rules_agree_with_every_real_attempt(plays) -> None:
+    """The agreement table: each attempt the driver sent, replayed by the
+    simulator's forwarding rules on the state its nodes showed just before."""
+    candidate = plays[ROUTERS[1]]
+    assert candidate.agreement, "the served candidate's attempts are all in the table"
+    assert len(candidate.agreement) == candidate.real[0].attempts
+    disagreements = [r for r in candidate.agreement if not r.agrees]
+    assert not disagreements, disagreements
+    assert any(r.real != "arrived" for r in candidate.agreement)  # a failure, agreed on
+    assert not plays["lnd-apriori"].agreement  # lnd's shards are sent inside lnd
 
 
 def test_no_process_is_left_behind(plays) -> None:

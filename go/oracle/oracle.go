@@ -270,6 +270,14 @@ func newGraph(edges []sim.TrueEdge, source route.Vertex) *graph {
 func (g *graph) fits(routes []*route.Route) bool {
 	edge := g.routeEdges(routes)
 	load := map[direction]lnwire.MilliSatoshi{}
+	// htlcs counts the routes' HTLCs on each channel, either way: each one
+	// after the first raises the funder's fee buffer (TrueEdge.HTLCCost).
+	htlcs := map[uint64]lnwire.MilliSatoshi{}
+	for _, rt := range routes {
+		for _, hop := range rt.Hops {
+			htlcs[hop.ChannelID]++
+		}
+	}
 	for _, rt := range routes {
 		from := rt.SourcePubKey
 		for k, hop := range rt.Hops {
@@ -284,7 +292,7 @@ func (g *graph) fits(routes []*route.Route) bool {
 				return false
 			}
 			load[d] += amt
-			if load[d] > e.Balance {
+			if load[d]+(htlcs[hop.ChannelID]-1)*e.HTLCCost > e.Balance {
 				return false
 			}
 			from = hop.PubKeyBytes

@@ -108,3 +108,31 @@ func (u *ChannelUpdate) wire() (*lnwire.ChannelUpdate1, error) {
 	}
 	return upd, nil
 }
+
+// rpcCodeNames are lnrpc.Failure.FailureCode's names of the failures the
+// simulator's forwarding rules give.
+var rpcCodeNames = map[lnwire.FailCode]string{
+	lnwire.CodeTemporaryChannelFailure:          "TEMPORARY_CHANNEL_FAILURE",
+	lnwire.CodeUnknownNextPeer:                  "UNKNOWN_NEXT_PEER",
+	lnwire.CodeFeeInsufficient:                  "FEE_INSUFFICIENT",
+	lnwire.CodeAmountBelowMinimum:               "AMOUNT_BELOW_MINIMUM",
+	lnwire.CodeIncorrectCltvExpiry:              "INCORRECT_CLTV_EXPIRY",
+	lnwire.CodeExpiryTooSoon:                    "EXPIRY_TOO_SOON",
+	lnwire.CodeExpiryTooFar:                     "EXPIRY_TOO_FAR",
+	lnwire.CodeChannelDisabled:                  "CHANNEL_DISABLED",
+	lnwire.CodeIncorrectOrUnknownPaymentDetails: "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS",
+	lnwire.CodeFinalIncorrectCltvExpiry:         "FINAL_INCORRECT_CLTV_EXPIRY",
+	lnwire.CodeFinalIncorrectHtlcAmount:         "FINAL_INCORRECT_HTLC_AMOUNT",
+	lnwire.CodeTemporaryNodeFailure:             "TEMPORARY_NODE_FAILURE",
+	lnwire.CodePermanentChannelFailure:          "PERMANENT_CHANNEL_FAILURE",
+	lnwire.CodeMPPTimeout:                       "MPP_TIMEOUT",
+}
+
+// CodeName is lnrpc's name of a failure, as a real lnd reports it; lnd's
+// own name for a code lnrpc does not list.
+func CodeName(f lnwire.FailureMessage) string {
+	if name, ok := rpcCodeNames[f.Code()]; ok {
+		return name
+	}
+	return f.Code().String()
+}

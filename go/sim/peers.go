@@ -48,6 +48,13 @@ func (w *World) drawPeers() {
 	}
 }
 
+// offlineThroughout is the schedule of a node that is offline from start
+// on, for as long as anyone asks of a replay (replay.go): its one flip lies
+// past any time a replay reads, so no draw is ever made.
+func offlineThroughout(start time.Time) *peerSchedule {
+	return &peerSchedule{start: start, flips: []time.Time{start.Add(100 * 365 * 24 * time.Hour)}}
+}
+
 // online reports whether node is online at t.
 func (w *World) online(node int, t time.Time) bool {
 	if w.peers == nil || w.peers[node] == nil {

@@ -18,7 +18,8 @@ import (
 //   - the balance it may spend is lnwallet's availableCommitmentBalance:
 //     its balance less its reserve and, on the side that funded the
 //     channel, the anchors and lnwallet.CalcFeeBuffer (the commitment fee
-//     at twice the rate, with one more HTLC); on the other side, just under
+//     at twice the rate, with two more HTLCs: the new one and the buffer's
+//     own); on the other side, just under
 //     the dust limit when the funder cannot pay for one more HTLC; the
 //     link's canSendHtlc refuses a larger HTLC with
 //     temporary_channel_failure and the channel's update;
@@ -87,7 +88,9 @@ func (c *channel) spendable(d int) lnwire.MilliSatoshi {
 	// caps one HTLC, not the total: a dust HTLC adds nothing to the fee,
 	// and another may follow it.
 	if rate := c.feeRate[1-d]; rate > 0 && c.dust > 0 && ours >= c.dust {
-		withHTLC := chainfee.SatPerKWeight(rate).FeeForWeight(c.commitWeight() + input.HTLCWeight)
+		// lnd rounds the commitment's fee and the HTLC's apart.
+		feeRate := chainfee.SatPerKWeight(rate)
+		withHTLC := feeRate.FeeForWeight(c.commitWeight()) + feeRate.FeeForWeight(input.HTLCWeight)
 		theirs := c.local[1-d] - min(c.local[1-d], c.keep[1-d])
 		if theirs < lnwire.NewMSatFromSatoshis(withHTLC) {
 			ours = c.dust - 1
@@ -104,13 +107,26 @@ func (c *channel) spendableInAll(d int) lnwire.MilliSatoshi {
 	keep := c.keep[d]
 	if rate := c.feeRate[d]; rate > 0 {
 		// Every HTLC in flight either way is an output of the commitment
-		// whose fee the funder pays; the buffer adds one more.
-		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), c.commitWeight())
+		// whose fee the funder pays. lnd's availableCommitmentBalance
+		// hands CalcFeeBuffer the weight with the new HTLC on it, and the
+		// buffer adds one more HTLC again: two in all.
+		keep += lnwallet.CalcFeeBuffer(chainfee.SatPerKWeight(rate), c.commitWeight()+input.HTLCWeight)
 	}
 	if c.local[d] <= keep {
 		return 0
 	}
 	return c.local[d] - keep
+}
+
+// htlcCost is what one more HTLC in flight on c, either way, takes from
+// what end d may spend: the growth of the funder's fee buffer.
+func (c *channel) htlcCost(d int) lnwire.MilliSatoshi {
+	rate := chainfee.SatPerKWeight(c.feeRate[d])
+	if rate == 0 {
+		return 0
+	}
+	w := c.commitWeight() + input.HTLCWeight
+	return lnwallet.CalcFeeBuffer(rate, w+input.HTLCWeight) - lnwallet.CalcFeeBuffer(rate, w)
 }
 
 // commitWeight is the weight of the channel's anchor commitment with every

@@ -104,10 +104,12 @@ func TestSpendable(t *testing.T) {
 		{"no rules", 5_000, 0, 0, [2]int{}, 5_000, 5_000},
 		{"reserve", 50_000_000, 10_000_000, 0, [2]int{}, 40_000_000, 40_000_000},
 		{"below the reserve", 9_000_000, 10_000_000, 0, [2]int{}, 0, 0},
-		// 2 × 1000 sat/kw × (1124 + 172) WU = 2,592 sat.
-		{"fee buffer", 50_000_000, 10_660_000, 1000, [2]int{}, 50_000_000 - 10_660_000 - 2_592_000, 36_748_000},
-		// Three HTLCs more: 2 × (1124 + 4 × 172) = 3,624 sat.
-		{"fee buffer with HTLCs", 50_000_000, 10_660_000, 1000, [2]int{1, 2}, 50_000_000 - 10_660_000 - 3_624_000, 35_716_000},
+		// 2 × 1000 sat/kw × (1124 + 2 × 172) WU = 2,936 sat: lnd's
+		// availableCommitmentBalance hands CalcFeeBuffer the weight with
+		// the new HTLC, and the buffer adds one more.
+		{"fee buffer", 50_000_000, 10_660_000, 1000, [2]int{}, 50_000_000 - 10_660_000 - 2_936_000, 36_404_000},
+		// Three HTLCs more: 2 × (1124 + 5 × 172) = 3,968 sat.
+		{"fee buffer with HTLCs", 50_000_000, 10_660_000, 1000, [2]int{1, 2}, 50_000_000 - 10_660_000 - 3_968_000, 35_372_000},
 		// Every slot of direction 0 in use: spendable, but no bandwidth.
 		{"no free slot", 50_000_000, 10_000_000, 0, [2]int{30, 0}, 40_000_000, 0},
 	}

@@ -15,8 +15,13 @@ type TrueEdge struct {
 	ChannelID uint64
 	From, To  route.Vertex
 
-	// Balance is what From can send over the channel now.
+	// Balance is what From can send over the channel now, in one HTLC.
 	Balance lnwire.MilliSatoshi
+
+	// HTLCCost is what each further HTLC in flight on the channel, either
+	// way, takes from Balance: on the funder's side the fee buffer grows
+	// with the commitment's weight; nothing on the other.
+	HTLCCost lnwire.MilliSatoshi
 
 	// FreeSlots is how many more HTLCs the direction may carry now
 	// (math.MaxInt without a slot limit).
@@ -43,6 +48,7 @@ func (w *World) TrueEdges() []TrueEdge {
 				From:      net.nodes[c.nodes[d]],
 				To:        net.nodes[c.nodes[1-d]],
 				Balance:   c.spendable(d),
+				HTLCCost:  c.htlcCost(d),
 				FreeSlots: c.freeSlots(d),
 				Online:    w.online(c.nodes[1-d], w.now),
 			}

@@ -67,11 +67,13 @@ def tool_binary(tool: GoTool, go_dir: Path | None = None, root: Path | None = No
 
 
 def run_tool(tool: GoTool, args: Sequence[str], *, timeout: float, go_dir: Path | None = None,
-             root: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run the tool (built on first use) with `args`, capturing its output:
+             root: Path | None = None,
+             input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run the tool (built on first use) with `args` and `input` on its
+    standard input, capturing its output:
     the descriptor whose bytes were checked is what runs, so a swap between
     the check and the start changes nothing. Raises TrustedFileChanged when
     its bytes are not the ones built."""
     with open_checked(tool_binary(tool, go_dir, root)) as checked:
         return subprocess.run([checked.exec_path, *args], capture_output=True, timeout=timeout,
-                              pass_fds=(checked.fd,))
+                              pass_fds=(checked.fd,), input=input)

@@ -84,6 +84,7 @@ def play_command(scenario: Path, routers: tuple[str, ...], json_out: Path | None
     .go file, lnd-apriori or lnd-bimodal: lnd's own SendPaymentV2), each on a
     world of its own, and print each beside the simulator's run of the same
     scenario."""
+    from routesim_evolve.realnet.agreement import format_table
     from routesim_evolve.realnet.compare import LND_ROUTERS, play_router, summary
 
     for r in routers:
@@ -108,9 +109,13 @@ def play_command(scenario: Path, routers: tuple[str, ...], json_out: Path | None
                    f"{r.get('sim_attempts_per_payment', float('nan')):.2f} | "
                    f"{r['real_fee_msat']} | {r.get('sim_fee_msat', '')} | "
                    f"{r['real_seconds_per_payment']:.2f} | {r['setup_s']} |")
+    for p in plays:
+        if p.agreement:
+            click.echo(f"{p.router}: {format_table(p.agreement)}")
     if json_out is not None:
         json_out.write_text(json.dumps([
             {"router": p.router, "changes": p.changes, "setup_s": p.setup_s,
              "real": [x.model_dump() for x in p.real],
+             "agreement": [x.model_dump() for x in p.agreement],
              "sim": p.sim.model_dump(mode="json") if p.sim else None} for p in plays],
             indent=1))

@@ -20,6 +20,7 @@ from typing import Any
 from routesim_evolve.build.cache import build_candidate
 from routesim_evolve.corpus.load import load_scenario
 from routesim_evolve.corpus.schema import Scenario
+from routesim_evolve.realnet.agreement import AgreementRow, agreement_table
 from routesim_evolve.realnet.build import RealBinaries
 from routesim_evolve.realnet.network import RealnetError, Regtest
 from routesim_evolve.realnet.play import (
@@ -56,6 +57,9 @@ class RouterPlay:
     changes: list[str]
     #: The lnd and btcd processes the play started (all stopped when it returned).
     pids: list[int]
+    #: Each real attempt beside the simulator's rules on the state it met
+    #: (a served candidate's only: agreement.py).
+    agreement: list[AgreementRow]
 
 
 def payment_specs(sc: Scenario, world: RealWorld) -> list[PaymentSpec]:
@@ -100,7 +104,8 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
     sim = (reference_result(scenario, router) if source is None
            else run_candidate(source, scenario).result)
     return RouterPlay(router=router if source is None else Path(router).name, real=real,
-                      sim=sim, setup_s=setup, changes=world.changes, pids=pids)
+                      sim=sim, setup_s=setup, changes=world.changes, pids=pids,
+                      agreement=agreement_table(real))
 
 
 def _play_lnd(world: RealWorld, specs: list[PaymentSpec], estimator: str,

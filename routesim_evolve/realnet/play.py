@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from routesim_evolve.corpus.importers import import_lncli
 from routesim_evolve.corpus.schema import format_scid, parse_scid
 from routesim_evolve.realnet.network import RealnetError
+from routesim_evolve.realnet.observe import Observed, observe
 from routesim_evolve.realnet.rpc import LndClient
 from routesim_evolve.realnet.world import RealWorld
 
@@ -55,23 +56,6 @@ BIMODAL_DEFAULTS: Final = {"scale_msat": 300_000_000, "node_weight": 0.2,
                            "decay_time": 7 * 24 * 3600}
 
 
-class HopState(BaseModel):
-    """The channel a hop leaves on, as its forwarding node's ListChannels
-    showed it just before the attempt."""
-
-    model_config = ConfigDict(frozen=True)
-
-    scid: str
-    local_sat: int
-    remote_sat: int
-    reserve_sat: int
-    commit_fee_sat: int
-    fee_per_kw: int
-    initiator: bool
-    pending_htlcs: int
-    remote_max_htlcs: int
-
-
 def _sim_scid(world: RealWorld, chan_id: int) -> str:
     """The scenario's name of a real channel (its real one if it has none)."""
     return world.sim_scid.get(chan_id, format_scid(chan_id))
@@ -79,7 +63,8 @@ def _sim_scid(world: RealWorld, chan_id: int) -> str:
 
 class RealAttempt(BaseModel):
     """One real attempt: its route (by the scenario's channel names), what
-    lnd reported, and each hop's channel state just before."""
+    lnd reported, and (for a route the driver sent) the state the route's
+    nodes showed just before, which the agreement table replays."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -91,7 +76,7 @@ class RealAttempt(BaseModel):
     failure_index: int  # the failing node's position (0 the sender); -1 none
     has_update: bool
     seconds: float
-    before: list[HopState]
+    observed: Observed | None = None
 
 
 class RealPayment(BaseModel):
@@ -128,17 +113,20 @@ HTLC_WEIGHT: Final = 172
 def spendable_msat(client: LndClient) -> dict[str, int]:
     """What the sender can send on each of its active channels now, as lnd's
     availableCommitmentBalance computes it from what ListChannels shows: its
-    balance less its reserve and, where it funded the channel, the fee buffer
-    (lnwallet.CalcFeeBuffer: the commitment's fee with one more HTLC, at
-    twice the fee rate)."""
+    balance (which lnd shows net of the commitment fee, and computeView adds
+    back) less its reserve and, where it funded the channel, the fee buffer
+    (lnwallet.CalcFeeBuffer at twice the fee rate, handed the commitment's
+    weight with the new HTLC, to which it adds one more)."""
     out = {}
     for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
         if not ch.active:
             continue
+        balance = ch.local_balance * 1000
         keep = ch.local_chan_reserve_sat * 1000
         if ch.initiator:
-            keep += 2 * ch.fee_per_kw * (ch.commit_weight + HTLC_WEIGHT)  # msat: sat/kw × wu
-        out[format_scid(ch.chan_id)] = max(ch.local_balance * 1000 - keep, 0)
+            balance += ch.commit_fee * 1000
+            keep += 2 * ch.fee_per_kw * (ch.commit_weight + 2 * HTLC_WEIGHT) // 1000 * 1000
+        out[format_scid(ch.chan_id)] = max(balance - keep, 0)
     return out
 
 
@@ -200,9 +188,9 @@ class _Shard:
     """One attempt in flight: its route, its future and what was booked."""
 
     def __init__(self, attempt_id: int, route: ServedRoute, amount: int, fee: int,
-                 before: list[HopState], future: futures.Future[Any], started: float) -> None:
+                 observed: Observed, future: futures.Future[Any], started: float) -> None:
         self.attempt_id, self.route, self.amount, self.fee = attempt_id, route, amount, fee
-        self.before, self.future, self.started = before, future, started
+        self.observed, self.future, self.started = observed, future, started
 
 
 class CandidatePlayer:
@@ -324,11 +312,12 @@ class _PaymentRun:
                                                     total_amt_msat=self.spec.amount_msat))
         rt = s.ln.Route(total_time_lock=route.total_time_lock,
                         total_amt_msat=route.total_amount_msat, hops=hops)
-        before = hop_states(self.p.world, route)
+        observed = observe(self.p.world, route.model_dump(exclude={"label"}),
+                           self.spec.final_cltv_delta)
         request = s.router.SendToRouteRequest(payment_hash=self.inv.r_hash, route=rt,
                                               skip_temp_err=True)
         future = self.p.pool.submit(sender.call, sender.router.SendToRouteV2, request, 600.0)
-        return _Shard(self.attempts, route, amount, fee, before, future, time.monotonic())
+        return _Shard(self.attempts, route, amount, fee, observed, future, time.monotonic())
 
     def _collect(self, shards: list[_Shard]) -> None:
         """Wait until each shard has a result or is held by the receiver,
@@ -369,7 +358,7 @@ class _PaymentRun:
             scids=[_sim_scid(self.p.world, parse_scid(h.scid)) for h in sh.route.hops],
             outcome=outcome, failure_index=index,
             has_update=failure is not None and failure.HasField("channel_update"),
-            seconds=time.monotonic() - sh.started, before=sh.before))
+            seconds=time.monotonic() - sh.started, observed=sh.observed))
         answer = self.p.ask({"report": report}, ROUTER_ANSWER_S)
         if "error" in answer and not self.reason:
             self.reason = "router_gave_up"
@@ -423,26 +412,6 @@ def _failure_json(f: Any, code: str) -> dict[str, Any]:
     return out
 
 
-def hop_states(world: RealWorld, route: ServedRoute) -> list[HopState]:
-    """Each hop's channel as its forwarding node shows it now (ListChannels)."""
-    out = []
-    node = route.source
-    for hop in route.hops:
-        client = world.clients[world.sim_key[node]]
-        want = parse_scid(hop.scid)
-        for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
-            if ch.chan_id == want:
-                out.append(HopState(
-                    scid=_sim_scid(world, want), local_sat=ch.local_balance,
-                    remote_sat=ch.remote_balance,
-                    reserve_sat=ch.local_chan_reserve_sat, commit_fee_sat=ch.commit_fee,
-                    fee_per_kw=ch.fee_per_kw, initiator=ch.initiator,
-                    pending_htlcs=len(ch.pending_htlcs),
-                    remote_max_htlcs=ch.remote_constraints.max_accepted_htlcs))
-        node = hop.pub_key
-    return out
-
-
 def set_mission_control(sender: LndClient, estimator: str) -> None:
     """Reset the sender's mission control and set its estimator ("apriori"
     with lnd's defaults, or "bimodal" with routing.DefaultBimodalConfig)."""
@@ -489,7 +458,7 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
             outcome=outcome, failure_index=h.failure.failure_source_index
             if h.status == h.FAILED else -1,
             has_update=h.failure.HasField("channel_update"),
-            seconds=(h.resolve_time_ns - h.attempt_time_ns) / 1e9, before=[]))
+            seconds=(h.resolve_time_ns - h.attempt_time_ns) / 1e9))
     settled = [h for h in final.htlcs if h.status == h.SUCCEEDED]
     return RealPayment(
         index=spec.index, success=succeeded, attempts=len(final.htlcs), parts=len(settled),

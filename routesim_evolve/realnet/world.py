@@ -34,7 +34,7 @@ from routesim_evolve.realnet.rpc import LndClient
 WORLDSTART = GoTool(
     name="worldstart",
     main=Path("cmd/worldstart"),
-    packages=(Path("cmd/worldstart"), *SIMULATOR_PACKAGES),
+    packages=(Path("cmd/worldstart"), Path("realnet"), *SIMULATOR_PACKAGES),
 )
 
 #: What a funder keeps beyond the other side's push, in sat: lnd refuses a

@@ -24,34 +24,22 @@ import (
 	"io"
 
 	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
-	"github.com/routesim-evolve/routesim/routing"
+	"github.com/routesim-evolve/routesim/realnet"
 	"github.com/routesim-evolve/routesim/scenario"
 	"github.com/routesim-evolve/routesim/sim"
 )
 
-// Policy is the policy one end of a channel applies.
-type Policy struct {
-	FeeBaseMsat        uint64 `json:"fee_base_msat"`
-	FeeRatePPM         uint64 `json:"fee_rate_ppm"`
-	CltvDelta          uint16 `json:"cltv_delta"`
-	HtlcMinMsat        uint64 `json:"htlc_min_msat"`
-	HtlcMaxMsat        uint64 `json:"htlc_max_msat"`
-	Disabled           bool   `json:"disabled"`
-	InboundFeeBaseMsat int32  `json:"inbound_fee_base_msat"`
-	InboundFeeRatePPM  int32  `json:"inbound_fee_rate_ppm"`
-}
-
 // Channel is one channel as the world begins; index d of each pair is the
 // channel's end d (0 is node 1, the smaller key).
 type Channel struct {
-	SCID         string     `json:"scid"`
-	Nodes        [2]string  `json:"nodes"`
-	CapacityMsat uint64     `json:"capacity_msat"`
-	LocalMsat    [2]uint64  `json:"local_msat"`
-	Funder       int        `json:"funder"`
-	SlotLimit    [2]int     `json:"slot_limit"`
-	BusySlots    [2]int     `json:"busy_slots"`
-	Policies     [2]*Policy `json:"policies"`
+	SCID         string             `json:"scid"`
+	Nodes        [2]string          `json:"nodes"`
+	CapacityMsat uint64             `json:"capacity_msat"`
+	LocalMsat    [2]uint64          `json:"local_msat"`
+	Funder       int                `json:"funder"`
+	SlotLimit    [2]int             `json:"slot_limit"`
+	BusySlots    [2]int             `json:"busy_slots"`
+	Policies     [2]*realnet.Policy `json:"policies"`
 }
 
 // FileStart is the start of one scenario file's world.
@@ -109,7 +97,7 @@ func worldStart(file string) (FileStart, error) {
 		}
 		for d := 0; d < 2; d++ {
 			ch.Nodes[d] = hex.EncodeToString(c.Nodes[d][:])
-			ch.Policies[d] = policyOf(c.Policy[d])
+			ch.Policies[d] = realnet.PolicyOf(c.Policy[d])
 		}
 		out.Channels = append(out.Channels, ch)
 	}
@@ -117,20 +105,4 @@ func worldStart(file string) (FileStart, error) {
 		out.FlakyNodes = append(out.FlakyNodes, hex.EncodeToString(n[:]))
 	}
 	return out, nil
-}
-
-func policyOf(p *routing.CachedEdgePolicy) *Policy {
-	if p == nil {
-		return nil
-	}
-	return &Policy{
-		FeeBaseMsat:        uint64(p.FeeBaseMSat),
-		FeeRatePPM:         uint64(p.FeeProportionalMillionths),
-		CltvDelta:          p.TimeLockDelta,
-		HtlcMinMsat:        uint64(p.MinHTLC),
-		HtlcMaxMsat:        uint64(p.MaxHTLC),
-		Disabled:           p.IsDisabled,
-		InboundFeeBaseMsat: p.InboundFeeBaseMSat,
-		InboundFeeRatePPM:  p.InboundFeeRate,
-	}
 }
