@@ -2,18 +2,25 @@
 
 Generates small scenarios real nodes can play (12-node synthetic graphs, no
 flaky peers, no busy slots, no stale gossip, lnd's regtest commitment fee rate,
-no background traffic: the driver plays none yet), then plays each with every
-router on real nodes (`realnet play`: a world of its own per router) and in
-the simulator on the same world. Prints per scenario and router the real and
-simulated success, attempts and fees, the setup time, the time per payment
-and the number of changes lnd made to the world, and ends with one line:
+no background traffic: the driver plays none yet), one set per arena asked
+(base; atomic_mpp, which without traffic differs from base only in holding
+every part, as real nodes always do), then plays each with every router on
+real nodes (`realnet play`: a world of its own per router) and in the
+simulator on the same world. Prints per scenario and router the real and
+simulated success, attempts and fees, the setup time, the time per payment,
+the nodes' peak memory and the changes lnd made to the world; then every
+attempt on which the simulator's rules and the real nodes disagree, and one
+line:
 
-    lnd sim-real success D.DDD [lo, hi]; champion-lnd real D.DDD [lo, hi]
+    realnet: agreement X.X % of N attempts; lnd sim-real success D.DDD [lo, hi];
+    champion-lnd real D.DDD [lo, hi]
 
-(95 % bootstrap intervals over payments, resampled by scenario.) Slow: about
-2 minutes per world of 12 nodes on 2 cores, so several minutes per scenario.
+(agreement over the served routers' attempts, agreement.py; 95 % bootstrap
+intervals over payments, resampled by scenario). Slow: about 2 minutes per
+world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
 
-    python bench/bench_realnet.py [--scenarios 2] [--champion champions/targeted.go]
+    python bench/bench_realnet.py [--scenarios 1] [--arenas base,atomic_mpp]
+                                  [--champion champions/targeted.go]
 """
 
 from __future__ import annotations
@@ -28,17 +35,18 @@ from pathlib import Path
 
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, go_module_dir
 from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
+from routesim_evolve.realnet.agreement import AgreementRow, agreement_share, format_table
 from routesim_evolve.realnet.build import real_binaries
 from routesim_evolve.realnet.compare import RouterPlay, play_router
 from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW
 from routesim_evolve.score.stats import bootstrap_mean_ci
 
 
-def realnet_settings(seed: int, scenarios: int) -> dict:
+def realnet_settings(seed: int, scenarios: int, arenas: str) -> dict:
     """Generator settings for scenarios real nodes can play."""
     cmd = [sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out", "/dev/null",
            "--seed", str(seed), "--nodes", "12", "--split-sizes", f"0,0,{scenarios}",
-           "--arenas", "base", "--payments", "10,10", "--stale-share", "0",
+           "--arenas", arenas, "--payments", "10,10", "--stale-share", "0",
            "--payment-interval-s", "5", "--sender-min-channels", "3",
            "--sender-min-capacity-sat", "3000000", "--difficulty", "medium", "--print-settings"]
     settings = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True,
@@ -52,9 +60,9 @@ def realnet_settings(seed: int, scenarios: int) -> dict:
     return settings
 
 
-def generate(out: Path, seed: int, scenarios: int) -> list[Path]:
+def generate(out: Path, seed: int, scenarios: int, arenas: str) -> list[Path]:
     settings = out / "settings.json"
-    settings.write_text(json.dumps(realnet_settings(seed, scenarios)))
+    settings.write_text(json.dumps(realnet_settings(seed, scenarios, arenas)))
     subprocess.run([sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out",
                     str(out / "corpus"), "--settings", str(settings)], check=True,
                    cwd=PROJECT_ROOT, capture_output=True)
@@ -72,12 +80,13 @@ def row(scenario: Path, play: RouterPlay) -> str:
     return (f"| {scenario.stem} | {play.router} | {n} | {real_ok} | {sim_ok} | {real_att:.2f} | "
             f"{sim_att:.2f} | {sum(p.fee_msat for p in real)} | "
             f"{sim.totals.fee_msat if sim else ''} | {play.setup_s:.0f} | {per_payment:.2f} | "
-            f"{len(play.changes)} |")
+            f"{play.peak_rss_mib:.0f} | {len(play.changes)} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", type=int, default=2)
+    parser.add_argument("--scenarios", type=int, default=1, help="scenarios per arena")
+    parser.add_argument("--arenas", default="base,atomic_mpp")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--champion", default=str(CHAMPIONS_DIR / "targeted.go"))
     args = parser.parse_args()
@@ -85,18 +94,23 @@ def main() -> None:
     seed_router = str(go_module_dir() / CANDIDATE_SLOT)
     routers = ["lnd-apriori", seed_router, args.champion]
     lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
+    rows: list[AgreementRow] = []
     print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
-          "sim attempts/payment | real fee msat | sim fee msat | setup s | s/payment | changes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "sim attempts/payment | real fee msat | sim fee msat | setup s | s/payment | "
+          "peak MiB | changes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-realnet-") as tmp:
-        for scenario in generate(Path(tmp), args.seed, args.scenarios):
+        scenarios = generate(Path(tmp), args.seed, args.scenarios, args.arenas)
+        for scenario in scenarios:
             plays = {}
             for router in routers:
                 t0 = time.monotonic()
                 plays[router] = play_router(scenario, router, bins, say=lambda _m: None)
                 print(row(scenario, plays[router]), f"<!-- {time.monotonic() - t0:.0f} s -->",
                       flush=True)
+            for play in plays.values():
+                rows += play.agreement
             lnd, champ = plays["lnd-apriori"], plays[args.champion]
             assert lnd.sim is not None
             for real, sim in zip(lnd.real, lnd.sim.payments, strict=True):
@@ -107,9 +121,11 @@ def main() -> None:
                 clusters_b.append(scenario.stem)
     a = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
     b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
-    print(f"\n{len(lnd_gap)} payments, {args.scenarios} scenarios, "
+    print(f"\n{len(lnd_gap)} payments, {len(scenarios)} scenarios, "
           f"{time.monotonic() - started:.0f} s in all")
-    print(f"lnd sim-real success {a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]; "
+    print(format_table(rows))
+    print(f"realnet: agreement {100 * agreement_share(rows):.1f} % of {len(rows)} attempts; "
+          f"lnd sim-real success {a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]; "
           f"champion-lnd real {b[0]:.3f} [{b[1]:.3f}, {b[2]:.3f}]")
 
 

@@ -56,3 +56,20 @@ def test_a_candidate_is_not_played_where_it_would_have_network(monkeypatch, tmp_
     with pytest.raises(compare.RealnetError, match="without network access"):
         compare.play_router(PROJECT_ROOT / "tests" / "data" / "realnet" / "scenario-5.json",
                             str(candidate), bins=None, say=print)  # type: ignore[arg-type]
+
+
+def test_a_scenario_real_nodes_cannot_play_is_refused_naming_each_field() -> None:
+    from click.testing import CliRunner
+
+    from routesim_evolve.cli import main
+
+    drift = PROJECT_ROOT / "corpus" / "test" / "drift-001.json"
+    done = CliRunner().invoke(main, ["realnet", "play", str(drift), "lnd-apriori"])
+    assert done.exit_code == 2
+    for field in ("gossip.stale_share", "traffic.events_per_hour", "rules.peers.flaky_share",
+                  "rules.htlc_slots.busy_share"):
+        assert field in done.output, field
+    playable = PROJECT_ROOT / "tests" / "data" / "realnet" / "scenario-5.json"
+    from routesim_evolve.corpus.load import load_scenario
+
+    assert compare.unplayable(load_scenario(playable).scenario) == []

@@ -42,6 +42,7 @@ def up_command(scenario: Path) -> None:
     """Start a scenario's world on real nodes (one lnd per node, its channels,
     balances and policies), print the lncli command of each node, and keep it
     up until Ctrl-C; every process stops then."""
+    _refuse_unplayable(scenario, "up")
     try:
         rate = commit_fee_rate(load_scenario(scenario).scenario)
         start = world_start(scenario)
@@ -70,6 +71,21 @@ def up_command(scenario: Path) -> None:
         raise SystemExit(1) from exc
 
 
+def _refuse_unplayable(scenario: Path, command: str) -> None:
+    """Exit 2, naming each field, where real nodes cannot play the scenario."""
+    from routesim_evolve.realnet.compare import unplayable
+
+    try:
+        problems = unplayable(load_scenario(scenario).scenario)
+    except CorpusError as exc:
+        click.echo(f"realnet {command}: {exc}", err=True)
+        raise SystemExit(2) from exc
+    for problem in problems:
+        click.echo(f"realnet {command}: {scenario}: {problem}", err=True)
+    if problems:
+        raise SystemExit(2)
+
+
 def _say(message: str) -> None:
     click.echo(message, err=True)
 
@@ -87,6 +103,7 @@ def play_command(scenario: Path, routers: tuple[str, ...], json_out: Path | None
     from routesim_evolve.realnet.agreement import format_table
     from routesim_evolve.realnet.compare import LND_ROUTERS, play_router, summary
 
+    _refuse_unplayable(scenario, "play")
     for r in routers:
         if r not in LND_ROUTERS and not Path(r).is_file():
             click.echo(f"realnet play: router {r!r} is neither a candidate file nor one of "

@@ -57,9 +57,36 @@ class RouterPlay:
     changes: list[str]
     #: The lnd and btcd processes the play started (all stopped when it returned).
     pids: list[int]
+    #: The nodes' peak resident memory, summed, in MiB.
+    peak_rss_mib: float
     #: Each real attempt beside the simulator's rules on the state it met
     #: (a served candidate's only: agreement.py).
     agreement: list[AgreementRow]
+
+
+def unplayable(sc: Scenario) -> list[str]:
+    """What of the scenario real nodes cannot play, each naming its field and
+    what to set it to (empty when every part can be played)."""
+    problems = []
+    if sc.gossip.stale_share > 0:
+        problems.append(f"gossip.stale_share is {sc.gossip.stale_share}: real nodes' gossip "
+                        "carries the policies they apply; set it to 0")
+    if sc.traffic.events_per_hour > 0:
+        problems.append(f"traffic.events_per_hour is {sc.traffic.events_per_hour}: background "
+                        "traffic is not played on real nodes yet; set it to 0")
+    if sc.attribution.enabled:
+        problems.append("attribution: honest real nodes attribute every failure truthfully; "
+                        "set stripped_rate, shift_before_rate and shift_after_rate to 0")
+    if not sc.atomic_mpp:
+        problems.append("atomic_mpp is false: a real receiver holds every part until the "
+                        "total arrives; set it to true")
+    if sc.rules is not None and sc.rules.peers.flaky_share > 0:
+        problems.append(f"rules.peers.flaky_share is {sc.rules.peers.flaky_share}: nodes "
+                        "going offline are not played on real nodes; set it to 0")
+    if sc.rules is not None and sc.rules.htlc_slots.busy_share > 0:
+        problems.append(f"rules.htlc_slots.busy_share is {sc.rules.htlc_slots.busy_share}: "
+                        "others' HTLCs are not held on real nodes; set it to 0")
+    return problems
 
 
 def payment_specs(sc: Scenario, world: RealWorld) -> list[PaymentSpec]:
@@ -76,6 +103,8 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
     """Build the scenario's world, play its payments with `router` (an lnd
     router's name or a candidate file), and run the simulator beside it."""
     sc = load_scenario(scenario).scenario
+    if problems := unplayable(sc):
+        raise RealnetError(f"{scenario}: real nodes cannot play it: {'; '.join(problems)}")
     start = world_start(scenario)
     source = None if router in LND_ROUTERS else Path(router).read_text()
     binary = None
@@ -99,12 +128,14 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
             specs = payment_specs(sc, world)
             real = (_play_lnd(world, specs, LND_ROUTERS[router], say) if binary is None
                     else _play_candidate(world, specs, binary, say))
+            memory = net.peak_rss_mib()
         finally:
             world.close()
     sim = (reference_result(scenario, router) if source is None
            else run_candidate(source, scenario).result)
     return RouterPlay(router=router if source is None else Path(router).name, real=real,
                       sim=sim, setup_s=setup, changes=world.changes, pids=pids,
+                      peak_rss_mib=memory,
                       agreement=agreement_table(real))
 
 

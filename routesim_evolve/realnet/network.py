@@ -16,6 +16,7 @@ node mines `SEGWIT_BLOCKS` before anything is spent.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import shutil
@@ -179,6 +180,17 @@ class Regtest:
         """Every process this network started (for checks that none is left)."""
         procs = [n.process for n in self.nodes.values()] + ([self._btcd] if self._btcd else [])
         return [p.popen.pid for p in procs if p.popen is not None]
+
+    def peak_rss_mib(self) -> float:
+        """The peak resident memory of every process running now, summed
+        (each one's VmHWM), in MiB."""
+        total_kib = 0
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        total_kib += int(line.split()[1])
+        return total_kib / 1024
 
     # -- btcd -------------------------------------------------------------
 
