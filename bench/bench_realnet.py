@@ -1,10 +1,10 @@
 """Scenarios played on real lnd nodes beside the simulator (issue 43, docs/realnet.md).
 
 Generates small scenarios real nodes can play (12-node synthetic graphs, no
-flaky peers, no busy slots, no stale gossip, lnd's regtest commitment fee rate,
-no background traffic: the driver plays none yet), one set per arena asked
-(base; atomic_mpp, which without traffic differs from base only in holding
-every part, as real nodes always do), then plays each with every router on
+flaky peers, no busy slots, no stale gossip, lnd's regtest commitment fee rate),
+one set per arena asked (base; drift and atomic_mpp with their background
+traffic, paid for real between other nodes: realnet/traffic.py), then plays
+each with every router on
 real nodes (`realnet play`: a world of its own per router) and in the
 simulator on the same world. Prints per scenario and router the real and
 simulated success, attempts and fees, the setup time, the time per payment,
@@ -19,7 +19,7 @@ line:
 intervals over payments, resampled by scenario). Slow: about 2 minutes per
 world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
 
-    python bench/bench_realnet.py [--scenarios 1] [--arenas base,atomic_mpp]
+    python bench/bench_realnet.py [--scenarios 1] [--arenas base,drift,atomic_mpp]
                                   [--champion champions/targeted.go]
 """
 
@@ -56,7 +56,6 @@ def realnet_settings(seed: int, scenarios: int, arenas: str) -> dict:
         rules["commit_feerate_sat_per_kw"] = LND_FEE_FLOOR_SAT_PER_KW
         rules["peers"]["flaky_share"] = 0.0
         rules["htlc_slots"]["busy_share"] = 0.0
-        arena["events_per_hour"] = 0.0
     return settings
 
 
@@ -80,13 +79,13 @@ def row(scenario: Path, play: RouterPlay) -> str:
     return (f"| {scenario.stem} | {play.router} | {n} | {real_ok} | {sim_ok} | {real_att:.2f} | "
             f"{sim_att:.2f} | {sum(p.fee_msat for p in real)} | "
             f"{sim.totals.fee_msat if sim else ''} | {play.setup_s:.0f} | {per_payment:.2f} | "
-            f"{play.peak_rss_mib:.0f} | {len(play.changes)} |")
+            f"{play.peak_rss_mib:.0f} | {len(play.traffic_moved)} | {len(play.changes)} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", type=int, default=1, help="scenarios per arena")
-    parser.add_argument("--arenas", default="base,atomic_mpp")
+    parser.add_argument("--arenas", default="base,drift,atomic_mpp")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--champion", default=str(CHAMPIONS_DIR / "targeted.go"))
     args = parser.parse_args()
@@ -97,8 +96,8 @@ def main() -> None:
     rows: list[AgreementRow] = []
     print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
           "sim attempts/payment | real fee msat | sim fee msat | setup s | s/payment | "
-          "peak MiB | changes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "peak MiB | traffic shifts | changes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-realnet-") as tmp:
         scenarios = generate(Path(tmp), args.seed, args.scenarios, args.arenas)

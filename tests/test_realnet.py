@@ -15,13 +15,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from routesim_evolve.corpus.schema import format_scid
 from routesim_evolve.realnet.build import real_binaries
 from routesim_evolve.realnet.network import LndNode, Regtest
+from routesim_evolve.realnet.play import spendable_msat
+from routesim_evolve.realnet.rpc import LndClient
+from routesim_evolve.realnet.traffic import _pay_direct
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +84,35 @@ def test_a_forwarding_node_refuses_what_its_reserve_keeps(network) -> None:
     assert first["failure"]["code"] == "TEMPORARY_CHANNEL_FAILURE"
     assert first["failure"]["failure_source_index"] == 1  # b, the route's first hop
     assert first["failure"]["channel_update"]  # with b's channel update, as the rule says
+
+
+def test_a_funder_spends_to_the_sat_what_the_simulators_rules_say(network) -> None:
+    """b funded b–c: what it may spend is its balance with the commitment fee
+    added back, less its reserve and the fee buffer over two more HTLCs
+    (spendable_msat, the simulator's rule). One sat more is refused at b;
+    exactly that settles, as background traffic pays it (traffic.py)."""
+    _, nodes = network
+    b, c = (LndClient(n.name, n.rpc_address, n.tls_cert, n.macaroon)
+            for n in (nodes["b"], nodes["c"]))
+    try:
+        (bc,) = [ch for ch in b.call(b.ln.ListChannels, b.s.ln.ListChannelsRequest()).channels
+                 if ch.remote_pubkey == nodes["c"].pubkey]
+        assert bc.initiator
+        spend = spendable_msat(b)[format_scid(bc.chan_id)] // 1000 * 1000
+        assert spend > 0
+        assert not _pay_direct(b, c, bc.chan_id, spend + 1000)
+        assert _pay_direct(b, c, bc.chan_id, spend)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the settled HTLC is off the commitment
+            (after,) = [ch for ch in b.call(b.ln.ListChannels, b.s.ln.ListChannelsRequest())
+                        .channels if ch.chan_id == bc.chan_id]
+            if not after.pending_htlcs:
+                break
+            time.sleep(0.2)
+        assert after.local_balance == bc.local_balance - spend // 1000
+    finally:
+        b.close()
+        c.close()
 
 
 def test_no_process_outlives_the_network() -> None:

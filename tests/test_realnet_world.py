@@ -59,3 +59,21 @@ def test_small_slot_limits_belong_to_the_receiving_end() -> None:
 def _small_slot_nodes_of(slots: tuple[int, int]) -> dict[str, int]:
     start = WorldStart(file="x", source=A, channels=[_channel((1, 1), 0, slots)], flaky_nodes=[])
     return _small_slot_nodes(start)
+
+
+def test_world_start_lists_the_simulators_traffic_before_the_last_payment() -> None:
+    drift = PROJECT_ROOT / "corpus" / "test" / "drift-001.json"
+    start = world_start(drift)
+    from routesim_evolve.corpus.load import load_scenario
+
+    sc = load_scenario(drift).scenario
+    last = (len(sc.payments) - 1) * sc.clock.payment_interval_s
+    assert start.traffic, "the drift arena moves liquidity between payments"
+    ends = {c.scid: set(c.nodes) for c in start.channels}
+    times = [ev.at_s for ev in start.traffic]
+    assert times == sorted(times) and 0 < times[0] and times[-1] <= last
+    for ev in start.traffic:
+        assert {ev.from_, ev.to} == ends[ev.scid]  # over the channel, from one end to the other
+        assert start.source not in ends[ev.scid]  # others' payments: never the sender's channel
+        assert ev.amount_msat > 0
+    assert world_start(EXAMPLE).traffic == []  # no traffic in the base example

@@ -115,22 +115,25 @@ func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
 // policy's minimum and maximum, an expiry too soon or too far, the
 // balance), the time-lock delta. The sender checks only
 // what its own link's canSendHtlc checks of the route (CheckHtlcTransit):
-// the expiry and its balance. It returns the failure and the channel
-// update it carries, or nil when the node forwards (addHTLC then checks
-// the slots).
+// the amount against its own policy's minimum and maximum, the expiry and
+// its balance. It returns the failure and the channel update it carries,
+// or nil when the node forwards (addHTLC then checks the slots).
 func forwardCheck(c *channel, d int, inbound *routing.CachedEdgePolicy, rt *route.Route, i int,
 	height, timestamp uint32) (lnwire.FailureMessage, *lnwire.ChannelUpdate1) {
 
 	amt, lock := amountOver(rt, i), timeLockOver(rt, i)
 	upd := c.channelUpdate(d, timestamp)
+	pol := c.actual[d]
 	if i == 0 {
 		// The sender's own update goes with its link's failure (but not
 		// with a lack of balance), yet it knows its own channel: there is
 		// nothing for it to learn.
+		if fail := ownAmountCheck(pol, amt, upd); fail != nil {
+			return fail, nil
+		}
 		fail, _ := canSend(c, d, amt, lock, height, upd, nil)
 		return fail, nil
 	}
-	pol := c.actual[d]
 	inAmt, inLock := amountOver(rt, i-1), timeLockOver(rt, i-1)
 	switch {
 	case pol == nil || pol.IsDisabled:
@@ -175,6 +178,24 @@ func (w *World) parallelChannel(ci, d int, inbound *routing.CachedEdgePolicy, rt
 		}
 	}
 	return 0, false
+}
+
+// ownAmountCheck is the first check of the sender's own link
+// (canSendHtlc's validateHtlcAmount): the amount against the minimum and
+// the maximum of its own policy on the channel. Without a policy of its
+// own, the sender's link has none to check.
+func ownAmountCheck(pol *routing.CachedEdgePolicy, amt lnwire.MilliSatoshi,
+	upd *lnwire.ChannelUpdate1) lnwire.FailureMessage {
+
+	switch {
+	case pol == nil:
+		return nil
+	case amt < pol.MinHTLC:
+		return lnwire.NewAmountBelowMinimum(amt, *upd)
+	case pol.MaxHTLC != 0 && amt > pol.MaxHTLC:
+		return lnwire.NewTemporaryChannelFailure(upd)
+	}
+	return nil
 }
 
 // canSend is the part of lnd's canSendHtlc that the sender's own link and

@@ -49,6 +49,19 @@ func TestForwardFailureCodes(t *testing.T) {
 			wantIdx: 1, want: "temporary_channel_failure", update: true,
 		},
 		{
+			// The sender's own link checks its own policy's maximum
+			// (canSendHtlc's validateHtlcAmount); the old simulator
+			// checked only the expiry and the balance at the sender.
+			name:    "above the sender's own maximum",
+			world:   func(w *World) { w.net.channels[0].actual[0].MaxHTLC = amt },
+			wantIdx: 0, want: "temporary_channel_failure",
+		},
+		{
+			name:    "below the sender's own minimum",
+			world:   func(w *World) { w.net.channels[0].actual[0].MinHTLC = amt + 1_000_000 },
+			wantIdx: 0, want: "amount_below_minimum",
+		},
+		{
 			name:    "stale fee",
 			world:   func(w *World) { w.net.channels[1].actual[0].FeeProportionalMillionths += 10 },
 			wantIdx: 1, want: "fee_insufficient", update: true,

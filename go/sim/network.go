@@ -216,9 +216,20 @@ func (c *channel) setBalance(amt lnwire.MilliSatoshi) {
 }
 
 // shift moves up to amt from end d to the other end, as a settled payment
-// of someone else would; it returns what moved.
+// of someone else over this channel would: no more than end d may spend in
+// one HTLC (its reserve and the funder's buffer stay) nor than its policy's
+// maximum, and nothing under its minimum, as a real node's link allows; it
+// returns what moved.
 func (c *channel) shift(d int, amt lnwire.MilliSatoshi) lnwire.MilliSatoshi {
-	amt = min(amt, c.local[d])
+	amt = min(amt, c.spendable(d))
+	if pol := c.actual[d]; pol != nil {
+		if pol.MaxHTLC != 0 {
+			amt = min(amt, pol.MaxHTLC)
+		}
+		if amt < pol.MinHTLC {
+			return 0
+		}
+	}
 	c.local[d] -= amt
 	c.local[1-d] += amt
 	return amt

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
 )
 
@@ -146,6 +147,41 @@ func TestSpendableWhenTheFunderCannotPay(t *testing.T) {
 				dust: 354_000}
 			if got := c.spendable(0); got != tc.want {
 				t.Fatalf("spendable %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestShiftIsWhatARealPaymentMoves checks that background traffic moves
+// only what a real payment over the channel could: no more than the payer
+// may spend nor than its policy's maximum, nothing under its minimum.
+func TestShiftIsWhatARealPaymentMoves(t *testing.T) {
+	pol := func(minHTLC, maxHTLC lnwire.MilliSatoshi) *routing.CachedEdgePolicy {
+		return &routing.CachedEdgePolicy{MinHTLC: minHTLC, MaxHTLC: maxHTLC}
+	}
+	tests := []struct {
+		name   string
+		keep   lnwire.MilliSatoshi
+		policy *routing.CachedEdgePolicy
+		amt    lnwire.MilliSatoshi
+		want   lnwire.MilliSatoshi
+	}{
+		{"all of it", 0, nil, 30_000_000, 30_000_000},
+		{"up to the balance", 0, nil, 80_000_000, 50_000_000},
+		{"never the reserve", 10_000_000, nil, 80_000_000, 40_000_000},
+		{"up to the maximum", 0, pol(1_000, 20_000_000), 30_000_000, 20_000_000},
+		{"nothing under the minimum", 0, pol(40_000_000, 0), 30_000_000, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := channel{capacity: 100_000_000, local: [2]lnwire.MilliSatoshi{50_000_000, 50_000_000},
+				keep: [2]lnwire.MilliSatoshi{tc.keep, 0}}
+			c.actual[0] = tc.policy
+			if got := c.shift(0, tc.amt); got != tc.want {
+				t.Fatalf("moved %d, want %d", got, tc.want)
+			}
+			if c.local[0]+c.local[1] != c.capacity {
+				t.Fatalf("the shift lost funds: %v", c.local)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"time"
+
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
 	"github.com/routesim-evolve/routesim/routing"
@@ -130,5 +132,35 @@ func (w *World) FlakyNodes() []route.Vertex {
 			out = append(out, w.net.nodes[i])
 		}
 	}
+	return out
+}
+
+// TrafficEvent is one background shift as the world's stream draws it: up
+// to Amount from From to To over the channel, At after the scenario's
+// start. What moves is no more than From may spend then.
+type TrafficEvent struct {
+	At        time.Duration
+	ChannelID uint64
+	From, To  route.Vertex
+	Amount    lnwire.MilliSatoshi
+}
+
+// TrafficUntil plays the background traffic up to span after the
+// scenario's start and returns its events, in order: what a network of real
+// nodes must pay between other nodes to play the same world. It moves this
+// world's balances as the simulator does, so call it on a world of its own,
+// after ChannelStarts.
+func (w *World) TrafficUntil(span time.Duration) []TrafficEvent {
+	var out []TrafficEvent
+	t := w.traffic
+	t.observe = func(ev trafficEvent) {
+		c := &w.net.channels[ev.channel]
+		out = append(out, TrafficEvent{
+			At: ev.at.Sub(w.sc.StartTime), ChannelID: c.id, Amount: ev.amt,
+			From: w.net.nodes[c.nodes[ev.dir]], To: w.net.nodes[c.nodes[1-ev.dir]],
+		})
+	}
+	defer func() { t.observe = nil }()
+	w.advanceTo(w.sc.StartTime.Add(span))
 	return out
 }

@@ -30,6 +30,7 @@ from routesim_evolve.realnet.play import (
     play_lnd,
     set_mission_control,
 )
+from routesim_evolve.realnet.traffic import RealTraffic
 from routesim_evolve.realnet.world import RealWorld, build_world, commit_fee_rate, world_start
 from routesim_evolve.simulate.reference import reference_result
 from routesim_evolve.simulate.result_format import Result
@@ -59,6 +60,8 @@ class RouterPlay:
     pids: list[int]
     #: The nodes' peak resident memory, summed, in MiB.
     peak_rss_mib: float
+    #: What each background traffic event played moved, in msat (traffic.py).
+    traffic_moved: list[int]
     #: Each real attempt beside the simulator's rules on the state it met
     #: (a served candidate's only: agreement.py).
     agreement: list[AgreementRow]
@@ -71,9 +74,6 @@ def unplayable(sc: Scenario) -> list[str]:
     if sc.gossip.stale_share > 0:
         problems.append(f"gossip.stale_share is {sc.gossip.stale_share}: real nodes' gossip "
                         "carries the policies they apply; set it to 0")
-    if sc.traffic.events_per_hour > 0:
-        problems.append(f"traffic.events_per_hour is {sc.traffic.events_per_hour}: background "
-                        "traffic is not played on real nodes yet; set it to 0")
     if sc.attribution.enabled:
         problems.append("attribution: honest real nodes attribute every failure truthfully; "
                         "set stripped_rate, shift_before_rate and shift_after_rate to 0")
@@ -126,8 +126,9 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
         pids = net.pids()
         try:
             specs = payment_specs(sc, world)
-            real = (_play_lnd(world, specs, LND_ROUTERS[router], say) if binary is None
-                    else _play_candidate(world, specs, binary, say))
+            traffic = RealTraffic(world, start.traffic, sc.clock.payment_interval_s)
+            real = (_play_lnd(world, specs, traffic, LND_ROUTERS[router], say) if binary is None
+                    else _play_candidate(world, specs, traffic, binary, say))
             memory = net.peak_rss_mib()
         finally:
             world.close()
@@ -135,28 +136,30 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
            else run_candidate(source, scenario).result)
     return RouterPlay(router=router if source is None else Path(router).name, real=real,
                       sim=sim, setup_s=setup, changes=world.changes, pids=pids,
-                      peak_rss_mib=memory,
+                      peak_rss_mib=memory, traffic_moved=traffic.moved,
                       agreement=agreement_table(real))
 
 
-def _play_lnd(world: RealWorld, specs: list[PaymentSpec], estimator: str,
+def _play_lnd(world: RealWorld, specs: list[PaymentSpec], traffic: RealTraffic, estimator: str,
               say: Say) -> list[RealPayment]:
     set_mission_control(world.sender, estimator)
     out = []
     for spec in specs:
+        traffic.before_payment(spec.index)
         out.append(play_lnd(world, spec))
         say(_line(out[-1]))
     return out
 
 
-def _play_candidate(world: RealWorld, specs: list[PaymentSpec], binary: Path,
-                    say: Say) -> list[RealPayment]:
+def _play_candidate(world: RealWorld, specs: list[PaymentSpec], traffic: RealTraffic,
+                    binary: Path, say: Say) -> list[RealPayment]:
     out = []
     with tempfile.TemporaryDirectory(prefix="realnet-router-") as scratch, \
             ServedProcess(binary, ["--serve"], SESSION_LIMITS, Path(scratch)) as served, \
             futures.ThreadPoolExecutor(max_workers=32) as pool:
         player = CandidatePlayer(world, served.ask, pool)
         for spec in specs:
+            traffic.before_payment(spec.index)
             out.append(player.play(spec))
             say(_line(out[-1]))
     return out
@@ -179,6 +182,8 @@ def summary(play: RouterPlay) -> dict[str, Any]:
         "real_fee_msat": sum(p.fee_msat for p in real),
         "real_seconds_per_payment": sum(p.seconds for p in real) / n,
         "setup_s": round(play.setup_s, 1),
+        "traffic_events": len(play.traffic_moved),
+        "traffic_moved_msat": sum(play.traffic_moved),
     }
     if play.sim is not None:
         t = play.sim.totals

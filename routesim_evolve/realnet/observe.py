@@ -69,7 +69,7 @@ def observe(world: RealWorld, route: dict[str, Any], final_cltv_delta: int) -> O
         for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
             if ch.remote_pubkey != keys[i + 1] and ch.chan_id != incoming:
                 continue
-            own, theirs = _policies(client, ch.chan_id, node)
+            own, theirs = own_policies(client, ch.chan_id, node)
             if ch.chan_id in seen:  # its forwarder showed it: keep that, but this end's policy
                 first = seen[ch.chan_id]
                 seen[ch.chan_id] = first.model_copy(update={"policies": (first.policies[0], own)})
@@ -101,7 +101,8 @@ def _observed(ch: Any, node: str, own: Policy | None, theirs: Policy | None) -> 
         policies=(own, theirs))
 
 
-def _policies(client: LndClient, chan_id: int, node: str) -> tuple[Policy | None, Policy | None]:
+def own_policies(client: LndClient, chan_id: int,
+                 node: str) -> tuple[Policy | None, Policy | None]:
     """`node`'s own policy on the channel and its peer's, as `node` knows them."""
     edge = client.call(client.ln.GetChanInfo, client.s.ln.ChanInfoRequest(chan_id=chan_id))
     ends = [(edge.node1_pub, edge.node1_policy if edge.HasField("node1_policy") else None),

@@ -109,6 +109,9 @@ MAX_ROUTE_HOPS: Final = 20
 #: The weight one more HTLC adds to a commitment (lnd's input.HTLCWeight).
 HTLC_WEIGHT: Final = 172
 
+#: An anchor commitment's weight without HTLCs (lnd's input.AnchorCommitWeight).
+ANCHOR_COMMIT_WEIGHT: Final = 1124
+
 
 def spendable_msat(client: LndClient) -> dict[str, int]:
     """What the sender can send on each of its active channels now, as lnd's
@@ -125,7 +128,10 @@ def spendable_msat(client: LndClient) -> dict[str, int]:
         keep = ch.local_chan_reserve_sat * 1000
         if ch.initiator:
             balance += ch.commit_fee * 1000
-            keep += 2 * ch.fee_per_kw * (ch.commit_weight + 2 * HTLC_WEIGHT) // 1000 * 1000
+            # lnd weighs the commitment as input.AnchorCommitWeight, not as
+            # ListChannels' commit_weight (the transaction's own, a few WU less).
+            weight = ANCHOR_COMMIT_WEIGHT + (len(ch.pending_htlcs) + 2) * HTLC_WEIGHT
+            keep += 2 * ch.fee_per_kw * weight // 1000 * 1000
         out[format_scid(ch.chan_id)] = max(balance - keep, 0)
     return out
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from routesim_evolve.build.tools import SIMULATOR_PACKAGES, GoTool, run_tool
 from routesim_evolve.corpus.schema import Scenario
@@ -85,6 +85,20 @@ class ChannelStart(BaseModel):
     policies: tuple[Policy | None, Policy | None]
 
 
+class Shift(BaseModel):
+    """One background traffic event (go/cmd/worldstart's report): up to
+    amount_msat paid by `from_` to `to` over the channel, at_s after the
+    scenario's start."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    at_s: float
+    scid: str
+    from_: str = Field(alias="from")
+    to: str
+    amount_msat: int
+
+
 class WorldStart(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -92,6 +106,7 @@ class WorldStart(BaseModel):
     source: str
     channels: list[ChannelStart]
     flaky_nodes: list[str]
+    traffic: list[Shift] = []
 
 
 def commit_fee_rate(sc: Scenario) -> int:

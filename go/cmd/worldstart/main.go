@@ -1,7 +1,7 @@
 // Command worldstart prints a scenario's world as it begins, before its
 // first payment: every channel's balances on each side, its funder, its
-// HTLC slots and the policies its nodes apply, and the nodes that come and
-// go. It is what routesim_evolve/realnet builds a network of real nodes
+// HTLC slots and the policies its nodes apply, the nodes that come and go,
+// and the background traffic up to the last payment's start. It is what routesim_evolve/realnet builds a network of real nodes
 // from, so that real nodes play the world the simulator plays:
 //
 //	worldstart SCENARIO
@@ -9,7 +9,7 @@
 // The report is
 //
 //	{"ok": true, "files": [{"file": F, "source": K, "channels": [...],
-//	  "flaky_nodes": [K, ...]}]}
+//	  "flaky_nodes": [K, ...], "traffic": [...]}]}
 //
 // with one channel object per channel of the graph, in the graph's order
 // (docs/realnet.md). A scenario played in a hidden world is a scenario
@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/routesim-evolve/routesim/cmd/internal/checkcmd"
 	"github.com/routesim-evolve/routesim/realnet"
@@ -48,6 +49,17 @@ type FileStart struct {
 	Source     string    `json:"source"`
 	Channels   []Channel `json:"channels"`
 	FlakyNodes []string  `json:"flaky_nodes"`
+	Traffic    []Shift   `json:"traffic"`
+}
+
+// Shift is one background traffic event: up to AmountMsat paid by From to
+// To over the channel, AtSec after the scenario's start (sim.TrafficEvent).
+type Shift struct {
+	AtSec      float64 `json:"at_s"`
+	SCID       string  `json:"scid"`
+	From       string  `json:"from"`
+	To         string  `json:"to"`
+	AmountMsat uint64  `json:"amount_msat"`
 }
 
 // Report is what worldstart prints.
@@ -104,5 +116,20 @@ func worldStart(file string) (FileStart, error) {
 	for _, n := range w.FlakyNodes() {
 		out.FlakyNodes = append(out.FlakyNodes, hex.EncodeToString(n[:]))
 	}
+	out.Traffic = []Shift{}
+	for _, ev := range w.TrafficUntil(lastPaymentStart(sc)) {
+		out.Traffic = append(out.Traffic, Shift{
+			AtSec: ev.At.Seconds(), SCID: scenario.FormatSCID(ev.ChannelID),
+			From: hex.EncodeToString(ev.From[:]), To: hex.EncodeToString(ev.To[:]),
+			AmountMsat: uint64(ev.Amount),
+		})
+	}
 	return out, nil
+}
+
+// lastPaymentStart is when the scenario's last payment starts, after its
+// start: the traffic a real network plays is what comes before a payment.
+func lastPaymentStart(sc *scenario.Scenario) time.Duration {
+	n := max(len(sc.Payments)-1, 0)
+	return time.Duration(n) * time.Duration(sc.Clock.PaymentIntervalSec*float64(time.Second))
 }

@@ -1,0 +1,82 @@
+"""Background traffic on real nodes: each of the simulator's shifts (others'
+payments moving liquidity on a channel the sender is not on) paid for real,
+by one end of the channel to the other, over that channel alone.
+
+The events come from the trusted worldstart tool (sim.World.TrafficUntil), so
+they are the simulator's own: same channels, same directions, same sizes, in
+the same order. Before each payment the driver plays every event that comes
+before the payment's start in the simulator's clock. What moves is what the
+payer may spend then (lnd's availableCommitmentBalance, as the simulator's
+shift takes). The simulator also moves traffic while a payment's attempts
+take virtual time; on real nodes those events come before the next payment
+instead (docs/realnet.md, "How the simulator's arenas map onto real nodes").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from routesim_evolve.corpus.schema import format_scid
+from routesim_evolve.realnet.observe import own_policies
+from routesim_evolve.realnet.play import spendable_msat
+from routesim_evolve.realnet.rpc import LndClient
+from routesim_evolve.realnet.world import RealWorld, Shift
+
+#: The cltv delta of a traffic payment's invoice and its one hop.
+SHIFT_CLTV_DELTA = 40
+
+
+@dataclass
+class RealTraffic:
+    """The scenario's traffic, played on real nodes payment by payment."""
+
+    world: RealWorld
+    events: list[Shift]
+    payment_interval_s: float
+    played: int = 0
+    #: What moved of each event played, in msat (0 where nothing could).
+    moved: list[int] = field(default_factory=list)
+
+    def before_payment(self, index: int) -> None:
+        """Play every event before payment `index` starts."""
+        start = index * self.payment_interval_s
+        while self.played < len(self.events) and self.events[self.played].at_s <= start:
+            self.moved.append(shift(self.world, self.events[self.played]))
+            self.played += 1
+
+
+def shift(world: RealWorld, ev: Shift) -> int:
+    """Pay the event's amount to the other end over the event's channel
+    alone, as the simulator's shift does: no more than the payer may spend
+    nor than its policy's maximum, nothing under its minimum; returns what
+    moved, in msat."""
+    payer = world.clients[ev.from_]
+    payee = world.clients[ev.to]
+    chan_id = world.real_chan[ev.scid]
+    amount = min(ev.amount_msat, spendable_msat(payer).get(format_scid(chan_id), 0))
+    own, _ = own_policies(payer, chan_id, world.real_key[ev.from_])
+    if own is not None:
+        if own.htlc_max_msat:
+            amount = min(amount, own.htlc_max_msat)
+        if amount < own.htlc_min_msat:
+            return 0
+    if amount <= 0:
+        return 0
+    return amount if _pay_direct(payer, payee, chan_id, amount) else 0
+
+
+def _pay_direct(payer: LndClient, payee: LndClient, chan_id: int, amount: int) -> bool:
+    """One single-hop payment over the channel; whether it settled."""
+    s = payer.s
+    inv = payee.call(payee.ln.AddInvoice, payee.s.ln.Invoice(
+        value_msat=amount, expiry=600, cltv_expiry=SHIFT_CLTV_DELTA, memo="realnet traffic"))
+    height = payer.call(payer.ln.GetInfo, s.ln.GetInfoRequest()).block_height
+    payee_key = payee.call(payee.ln.GetInfo, payee.s.ln.GetInfoRequest()).identity_pubkey
+    hop = s.ln.Hop(chan_id=chan_id, pub_key=payee_key, amt_to_forward_msat=amount,
+                   expiry=height + SHIFT_CLTV_DELTA)
+    hop.mpp_record.CopyFrom(s.ln.MPPRecord(payment_addr=inv.payment_addr, total_amt_msat=amount))
+    route = s.ln.Route(total_time_lock=height + SHIFT_CLTV_DELTA, total_amt_msat=amount,
+                       hops=[hop])
+    done = payer.call(payer.router.SendToRouteV2,
+                      s.router.SendToRouteRequest(payment_hash=inv.r_hash, route=route), 120.0)
+    return bool(done.status == s.ln.HTLCAttempt.HTLCStatus.Value("SUCCEEDED"))
