@@ -38,8 +38,11 @@ from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
 from routesim_evolve.realnet.agreement import AgreementRow, agreement_share, format_table
 from routesim_evolve.realnet.build import real_binaries
 from routesim_evolve.realnet.compare import RouterPlay, play_router
-from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW
+from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW, LND_MIN_CLTV_DELTA
 from routesim_evolve.score.stats import bootstrap_mean_ci
+
+#: lnd's dust limit, the least reserve it asks (lnwallet.DustLimitForSize).
+DUST_LIMIT_SAT = 354
 
 
 def realnet_settings(seed: int, scenarios: int, arenas: str) -> dict:
@@ -65,7 +68,27 @@ def generate(out: Path, seed: int, scenarios: int, arenas: str) -> list[Path]:
     subprocess.run([sys.executable, "-m", "routesim_evolve", "corpus", "generate", "--out",
                     str(out / "corpus"), "--settings", str(settings)], check=True,
                    cwd=PROJECT_ROOT, capture_output=True)
+    for graph in (out / "corpus" / "graphs").glob("*.json"):
+        keep_as_lnd_does(graph)
     return sorted((out / "corpus" / "test").glob("*.json"))
+
+
+def keep_as_lnd_does(graph: Path) -> None:
+    """Write each policy as lnd keeps it, so that the simulator and the real
+    nodes play the same policies: a cltv delta of at least lnd's least, a
+    maximum HTLC within the channel's max in flight (the capacity less lnd's
+    reserve, 1 % or the dust limit)."""
+    g = json.loads(graph.read_text())
+    for c in g["channels"]:
+        cap = c["capacity_sat"]
+        in_flight_msat = (cap - max(cap // 100, DUST_LIMIT_SAT)) * 1000
+        for end in ("policy1", "policy2"):
+            p = c.get(end)
+            if p is None:
+                continue
+            p["cltv_delta"] = max(p["cltv_delta"], LND_MIN_CLTV_DELTA)
+            p["htlc_max_msat"] = min(p.get("htlc_max_msat", in_flight_msat), in_flight_msat)
+    graph.write_text(json.dumps(g))
 
 
 def row(scenario: Path, play: RouterPlay) -> str:
