@@ -74,3 +74,23 @@ def test_no_process_is_left_behind(plays) -> None:
     for router, play in plays.items():
         assert len(play.pids) == 6, router  # btcd and five lnd
         assert not [p for p in play.pids if os.path.exists(f"/proc/{p}")], router
+
+
+def test_lnd_is_held_to_the_payments_attempt_limit(tmp_path) -> None:
+    """lnd's SendPaymentV2 has no attempt limit; the driver holds it to the
+    scenario's, as the simulator and the served routers are held. One
+    attempt cannot carry 1,000,000 sat (no channel of S holds it), so lnd
+    launches a second, the invoice is cancelled, and the payment fails."""
+    import json
+    import shutil
+
+    sc = json.loads(SCENARIO.read_text())
+    sc["defaults"]["max_attempts"] = 1
+    shutil.copy(SCENARIO.parent / sc["graph"], tmp_path / sc["graph"])
+    capped = tmp_path / "scenario-5-one-attempt.json"
+    capped.write_text(json.dumps(sc))
+    play = play_router(capped, "lnd-apriori", real_binaries(say=print), say=print)
+    (paid,) = play.real
+    assert not paid.success and paid.failure_reason == "attempts_exhausted", paid
+    assert paid.attempts >= 2
+    assert play.sim is not None and not play.sim.payments[0].success

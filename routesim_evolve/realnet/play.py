@@ -437,7 +437,10 @@ def set_mission_control(sender: LndClient, estimator: str) -> None:
 
 
 def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
-    """One payment by lnd's own SendPaymentV2 on the sender."""
+    """One payment by lnd's own SendPaymentV2 on the sender, held to the
+    payment's attempt limit as every router is: lnd has none, so when it
+    launches one attempt more, the receiver's invoice is cancelled, and that
+    attempt and any later one fail at the receiver, which ends lnd's payment."""
     started = time.monotonic()
     sender = world.sender
     s = sender.s
@@ -445,11 +448,16 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
     inv = _invoice(receiver, spec)
     request = s.router.SendPaymentRequest(
         payment_request=inv.payment_request, fee_limit_msat=spec.fee_limit_msat,
-        max_parts=spec.max_parts, timeout_seconds=120, no_inflight_updates=True,
+        max_parts=spec.max_parts, timeout_seconds=120, no_inflight_updates=False,
         cltv_limit=spec.cltv_limit_delta)  # lnd's is relative to the height
     final = None
+    capped = False
     for update in sender.stream(sender.router.SendPaymentV2, request, timeout=300.0):
         final = update
+        if not capped and len(update.htlcs) > spec.max_attempts:
+            receiver.call(receiver.invoices.CancelInvoice,
+                          receiver.s.invoices.CancelInvoiceMsg(payment_hash=inv.r_hash))
+            capped = True
     if final is None:
         raise RealnetError(f"{sender.name}: SendPaymentV2 ended without a payment state")
     succeeded = final.status == s.ln.Payment.PaymentStatus.Value("SUCCEEDED")
@@ -466,9 +474,10 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
             has_update=h.failure.HasField("channel_update"),
             seconds=(h.resolve_time_ns - h.attempt_time_ns) / 1e9))
     settled = [h for h in final.htlcs if h.status == h.SUCCEEDED]
+    reason = "" if succeeded else ("attempts_exhausted" if capped else
+                                   s.ln.PaymentFailureReason.Name(final.failure_reason))
     return RealPayment(
         index=spec.index, success=succeeded, attempts=len(final.htlcs), parts=len(settled),
         delivered_msat=final.value_msat if succeeded else 0,
         fee_msat=final.fee_msat if succeeded else 0, seconds=time.monotonic() - started,
-        failure_reason="" if succeeded else s.ln.PaymentFailureReason.Name(final.failure_reason),
-        attempt_log=log)
+        failure_reason=reason, attempt_log=log)
