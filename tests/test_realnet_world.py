@@ -71,7 +71,7 @@ def test_world_start_lists_the_simulators_traffic_before_the_last_payment() -> N
     assert start.traffic, "the drift arena moves liquidity between payments"
     ends = {c.scid: set(c.nodes) for c in start.channels}
     times = [ev.at_s for ev in start.traffic]
-    assert times == sorted(times) and 0 < times[0] and times[-1] <= last
+    assert times == sorted(times) and times[0] > 0 and times[-1] <= last
     for ev in start.traffic:
         assert {ev.from_, ev.to} == ends[ev.scid]  # over the channel, from one end to the other
         assert start.source not in ends[ev.scid]  # others' payments: never the sender's channel
