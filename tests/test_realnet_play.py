@@ -50,11 +50,14 @@ def test_a_failure_names_the_hop_that_could_not_carry_the_shard(plays) -> None:
         assert a.failure_index == 1 and a.has_update, (router, a)  # C, with its update
         assert a.scids == ["103x1x0", "106x1x0"], (router, a)
     # The candidate's driver read C's channel just before: too little to spend.
-    served = [a for router, a in failures if router != "lnd-apriori"]
-    for a in served:
-        assert a.observed is not None
-        (c_to_t,) = [c for c in a.observed.channels if c.nodes[0] == a.observed.route["hops"][0]
-                     ["pub_key"] and c.nodes[1] == a.observed.route["hops"][1]["pub_key"]]
+    (paid,) = plays[ROUTERS[1]].real
+    for a in paid.attempt_log:
+        if a.outcome in ("settled", "held"):
+            continue
+        observed = paid.observations[a.round]  # its routes in the order sent, as the log
+        hops = observed.routes[[b for b in paid.attempt_log if b.round == a.round].index(a)]["hops"]
+        (c_to_t,) = [c for c in observed.channels
+                     if c.nodes == (hops[0]["pub_key"], hops[1]["pub_key"])]
         assert (c_to_t.balance_sat[0] - c_to_t.reserve_sat[0]) * 1000 < a.amount_msat
 
 

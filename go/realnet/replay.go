@@ -6,6 +6,7 @@ import (
 
 	"github.com/btcsuite/btcd/btcutil"
 	"github.com/lightningnetwork/lnd/lnwire"
+	"github.com/lightningnetwork/lnd/routing/route"
 	"github.com/routesim-evolve/routesim/routing"
 	"github.com/routesim-evolve/routesim/scenario"
 	"github.com/routesim-evolve/routesim/sim"
@@ -62,15 +63,15 @@ func (p *Policy) edgePolicy() *routing.CachedEdgePolicy {
 // ErrObserved is an observed attempt that cannot be read.
 var ErrObserved = errors.New("realnet: bad observed attempt")
 
-// Observed is one real attempt as the driver recorded it just before it
-// sent it: the chain height, the route, the receiver's final cltv delta,
-// every channel of the route's forwarding nodes as they showed it, and the
-// peers one of them had no active link to (docs/realnet.md, "The agreement
-// table").
+// Observed is one real round as the driver recorded it just before it sent
+// its shards: the chain height, the routes in the order sent, the
+// receiver's final cltv delta, every channel of the routes' forwarding
+// nodes as they showed it, and the peers one of them had no active link to
+// (docs/realnet.md, "The agreement table").
 type Observed struct {
 	Height         uint32            `json:"height"`
 	FinalCltvDelta uint16            `json:"final_cltv_delta"`
-	Route          Route             `json:"route"`
+	Routes         []Route           `json:"routes"`
 	Channels       []ObservedChannel `json:"channels"`
 	Offline        []string          `json:"offline"`
 }
@@ -94,39 +95,58 @@ type ObservedChannel struct {
 	Policies     [2]*Policy `json:"policies"`
 }
 
-// Predicted is what the simulator's forwarding rules say of an observed
-// attempt: "arrived" (failure_index -1) or lnrpc's name of the failure,
-// the failing node's position (0 the sender) and whether the failure
-// carries a channel update; or why the attempt cannot be replayed.
+// Predicted is what the simulator's forwarding rules say of one attempt:
+// "arrived" (failure_index -1) or lnrpc's name of the failure, the failing
+// node's position (0 the sender) and whether the failure carries a channel
+// update.
 type Predicted struct {
 	Outcome      string `json:"outcome"`
 	FailureIndex int    `json:"failure_index"`
 	HasUpdate    bool   `json:"has_update"`
-	Error        string `json:"error,omitempty"`
 }
 
-// Replay predicts an observed attempt by the simulator's rules (sim.Predict).
-func Replay(o Observed) (Predicted, error) {
+// RoundPredicted is the prediction of one observed round: one per route,
+// in order, or why the round cannot be replayed.
+type RoundPredicted struct {
+	Predictions []Predicted `json:"predictions"`
+	Error       string      `json:"error,omitempty"`
+}
+
+// Replay predicts an observed round by the simulator's rules
+// (sim.PredictRound).
+func Replay(o Observed) ([]Predicted, error) {
 	obs, err := o.observation()
 	if err != nil {
-		return Predicted{}, err
+		return nil, err
 	}
-	rt, err := routeIn(&o.Route)
+	routes := make([]*route.Route, 0, len(o.Routes))
+	for i := range o.Routes {
+		rt, err := routeIn(&o.Routes[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: route %d: %v", ErrObserved, i, err)
+		}
+		routes = append(routes, rt)
+	}
+	ps, err := sim.PredictRound(obs, routes, o.FinalCltvDelta)
 	if err != nil {
-		return Predicted{}, fmt.Errorf("%w: %v", ErrObserved, err)
+		return nil, err
 	}
-	p, err := sim.Predict(obs, rt, o.FinalCltvDelta)
-	if err != nil {
-		return Predicted{}, err
+	out := make([]Predicted, 0, len(ps))
+	for _, p := range ps {
+		if p.Failure == nil {
+			out = append(out, Predicted{Outcome: "arrived", FailureIndex: -1})
+			continue
+		}
+		out = append(out, Predicted{Outcome: CodeName(p.Failure), FailureIndex: p.FailIndex, HasUpdate: p.HasUpdate})
 	}
-	if p.Failure == nil {
-		return Predicted{Outcome: "arrived", FailureIndex: -1}, nil
-	}
-	return Predicted{Outcome: CodeName(p.Failure), FailureIndex: p.FailIndex, HasUpdate: p.HasUpdate}, nil
+	return out, nil
 }
 
 func (o Observed) observation() (sim.Observation, error) {
-	src, err := scenario.ParseNodeID(o.Route.Source)
+	if len(o.Routes) == 0 {
+		return sim.Observation{}, fmt.Errorf("%w: no routes", ErrObserved)
+	}
+	src, err := scenario.ParseNodeID(o.Routes[0].Source)
 	if err != nil {
 		return sim.Observation{}, fmt.Errorf("%w: route source: %v", ErrObserved, err)
 	}

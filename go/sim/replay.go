@@ -66,9 +66,9 @@ type ObservedChannel struct {
 	Policy [2]*routing.CachedEdgePolicy
 }
 
-// Observation is the state of the network around one real attempt: the
-// chain height, every channel of the route's nodes, and the peers a node
-// on the route had no active link to.
+// Observation is the state of the network before one real round: the
+// chain height, every channel of the routes' forwarding nodes, and the
+// peers one of them had no active link to.
 type Observation struct {
 	Height   uint32
 	Source   route.Vertex
@@ -90,19 +90,27 @@ type Prediction struct {
 // a replay reads no schedule and only stamps channel updates with it.
 var replayStart = time.Unix(1_700_000_000, 0).UTC()
 
-// Predict runs the simulator's forwarding rules on the observed state for
-// the route rt, whose receiver's invoice asks for finalCltvDelta, and
-// returns what they predict.
-func Predict(obs Observation, rt *route.Route, finalCltvDelta uint16) (Prediction, error) {
+// PredictRound runs the simulator's forwarding rules on the observed state
+// for the routes of one round, sent in this order, whose receiver's invoice
+// asks for finalCltvDelta, and returns what they predict for each. As in a
+// simulated round, a shard that arrives keeps holding its liquidity, so a
+// later one meets what is left.
+func PredictRound(obs Observation, routes []*route.Route, finalCltvDelta uint16) ([]Prediction, error) {
 	w, err := replayWorld(obs)
 	if err != nil {
-		return Prediction{}, err
+		return nil, err
 	}
-	if err := w.checkObservedRoute(rt); err != nil {
-		return Prediction{}, err
+	for _, rt := range routes {
+		if err := w.checkObservedRoute(rt); err != nil {
+			return nil, err
+		}
 	}
-	out := w.forward(rt, finalCltvDelta)
-	return Prediction{FailIndex: out.failIdx, Failure: out.failure, HasUpdate: out.update != nil}, nil
+	out := make([]Prediction, 0, len(routes))
+	for _, rt := range routes {
+		f := w.forward(rt, finalCltvDelta)
+		out = append(out, Prediction{FailIndex: f.failIdx, Failure: f.failure, HasUpdate: f.update != nil})
+	}
+	return out, nil
 }
 
 // replayWorld is a world holding just the observed channels, in the state

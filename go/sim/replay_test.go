@@ -131,10 +131,11 @@ func TestPredict(t *testing.T) {
 			if amt == 0 {
 				amt = replayAmt
 			}
-			p, err := Predict(obs, replayRoute(amt), replayFinal)
+			ps, err := PredictRound(obs, []*route.Route{replayRoute(amt)}, replayFinal)
 			if err != nil {
 				t.Fatal(err)
 			}
+			p := ps[0]
 			if p.FailIndex != tt.wantIdx {
 				t.Fatalf("fails at %d (%v), want %d", p.FailIndex, p.Failure, tt.wantIdx)
 			}
@@ -153,17 +154,36 @@ func TestPredict(t *testing.T) {
 func TestPredictRefuses(t *testing.T) {
 	over := replayObservation()
 	over.Channels[0].Capacity = sat(1000)
-	if _, err := Predict(over, replayRoute(replayAmt), replayFinal); !errors.Is(err, ErrObservedState) {
+	if _, err := PredictRound(over, []*route.Route{replayRoute(replayAmt)}, replayFinal); !errors.Is(err, ErrObservedState) {
 		t.Errorf("funds over the capacity: got %v", err)
 	}
 	missing := replayObservation()
 	missing.Channels = missing.Channels[:1]
-	if _, err := Predict(missing, replayRoute(replayAmt), replayFinal); !errors.Is(err, ErrUnobservedHop) {
+	if _, err := PredictRound(missing, []*route.Route{replayRoute(replayAmt)}, replayFinal); !errors.Is(err, ErrUnobservedHop) {
 		t.Errorf("unobserved hop: got %v", err)
 	}
 	twice := replayObservation()
 	twice.Channels = append(twice.Channels, twice.Channels[0])
-	if _, err := Predict(twice, replayRoute(replayAmt), replayFinal); !errors.Is(err, ErrObservedState) {
+	if _, err := PredictRound(twice, []*route.Route{replayRoute(replayAmt)}, replayFinal); !errors.Is(err, ErrObservedState) {
 		t.Errorf("a channel observed twice: got %v", err)
+	}
+}
+
+// TestPredictRoundHoldsEarlierShards checks that the shards of one round
+// meet what the earlier ones left, as in a simulated round: A can forward
+// one shard of replayAmt, not two.
+func TestPredictRoundHoldsEarlierShards(t *testing.T) {
+	obs := replayObservation()
+	edge := int64(replayAmt/1000) + replayReserve + replayBuffer + 50 - replayCommit
+	obs.Channels[1] = replayChannel(200<<40|1<<16, replayA, replayR, edge, 1_000_000)
+	ps, err := PredictRound(obs, []*route.Route{replayRoute(replayAmt), replayRoute(replayAmt)}, replayFinal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].FailIndex != -1 {
+		t.Fatalf("the first shard fails at %d (%v)", ps[0].FailIndex, ps[0].Failure)
+	}
+	if ps[1].FailIndex != 1 || ps[1].Failure.Code() != lnwire.CodeTemporaryChannelFailure {
+		t.Fatalf("the second shard: %d %v, want temporary_channel_failure at A", ps[1].FailIndex, ps[1].Failure)
 	}
 }

@@ -1,10 +1,12 @@
 """The per-attempt agreement table: every route a served candidate sent on real
 nodes, its real outcome beside what the simulator's forwarding rules predict
-from the channel state the route's nodes showed just before it was sent.
+from the channel state the round's nodes showed just before its shards went out.
 
 The prediction is the trusted `realreplay` tool's (go/cmd/realreplay, which
 runs go/sim's own forward on the observed state: go/sim/replay.go), so the
-rules compared are the simulator's, not a copy of them. An attempt agrees when
+rules compared are the simulator's, not a copy of them. A round's shards are
+predicted in the order they were sent, each keeping what it took for the next,
+as in a simulated round. An attempt agrees when
 both say it arrived (the real shard settled or is held by the receiver), or
 both fail it at the same node with the same code and both with or both without
 a channel update. lnd's own SendPaymentV2 sends its shards inside the real
@@ -37,13 +39,21 @@ ARRIVED = ("settled", "held")
 
 
 class Predicted(BaseModel):
-    """realreplay's answer for one observed attempt (go/realnet.Predicted)."""
+    """realreplay's answer for one attempt (go/realnet.Predicted)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     outcome: str
     failure_index: int
     has_update: bool
+
+
+class RoundPredicted(BaseModel):
+    """realreplay's answer for one round (go/realnet.RoundPredicted)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    predictions: list[Predicted]
     error: str = ""
 
 
@@ -62,36 +72,43 @@ class AgreementRow(BaseModel):
     cause: str = ""  # for a disagreement: what the record shows about it
 
 
-def predict(observed: Sequence[Observed]) -> list[Predicted]:
-    """The simulator's prediction for each observed attempt, in order."""
+def predict(observed: Sequence[Observed]) -> list[RoundPredicted]:
+    """The simulator's prediction for each observed round, in order."""
     if not observed:
         return []
     lines = "".join(o.model_dump_json() + "\n" for o in observed).encode()
     done = run_tool(REALREPLAY, [], timeout=600, input=lines)
     if done.returncode != 0:
         raise RealnetError(f"realreplay: {done.stderr.decode(errors='replace').strip()}")
-    out = [Predicted.model_validate(json.loads(line)) for line in done.stdout.splitlines()]
+    out = [RoundPredicted.model_validate(json.loads(line)) for line in done.stdout.splitlines()]
     if len(out) != len(observed):
-        raise RealnetError(f"realreplay answered {len(out)} of {len(observed)} attempts")
+        raise RealnetError(f"realreplay answered {len(out)} of {len(observed)} rounds")
     return out
 
 
 def agreement_table(payments: Iterable[RealPayment]) -> list[AgreementRow]:
-    """Every observed real attempt of the payments beside its prediction."""
-    attempts = [(p, i) for p in payments for i, a in enumerate(p.attempt_log)
-                if a.observed is not None]
-    predictions = predict([p.attempt_log[i].observed for p, i in attempts])  # type: ignore[misc]
+    """Every attempt of every observed round beside its prediction."""
+    rounds = [(p, r) for p in payments for r in range(len(p.observations))]
+    predictions = predict([p.observations[r] for p, r in rounds])
     rows = []
-    for (p, i), pred in zip(attempts, predictions, strict=True):
-        a = p.attempt_log[i]
-        real = _real(a)
-        said = f"cannot replay: {pred.error}" if pred.error else _said(pred)
-        agrees = not pred.error and real == said
-        rows.append(AgreementRow(
-            payment=p.index, round=a.round, scids=a.scids, amount_msat=a.amount_msat,
-            real=real, predicted=said, agrees=agrees,
-            cause="" if agrees else _cause(i, p.attempt_log, pred)))
+    for (p, r), said in zip(rounds, predictions, strict=True):
+        attempts = [a for a in p.attempt_log if a.round == r]
+        for k, a in enumerate(attempts):
+            if said.error or k >= len(said.predictions):
+                rows.append(_row(p.index, a, f"cannot replay: {said.error or 'no prediction'}",
+                                 "the observation could not be replayed"))
+                continue
+            predicted = _said(said.predictions[k])
+            cause = "" if _real(a) == predicted else _cause(k, attempts, said.predictions)
+            rows.append(_row(p.index, a, predicted, cause))
     return rows
+
+
+def _row(payment: int, a: RealAttempt, predicted: str, cause: str) -> AgreementRow:
+    real = _real(a)
+    return AgreementRow(payment=payment, round=a.round, scids=a.scids, amount_msat=a.amount_msat,
+                        real=real, predicted=predicted, agrees=not cause and real == predicted,
+                        cause=cause)
 
 
 def _real(a: RealAttempt) -> str:
@@ -106,19 +123,22 @@ def _said(p: Predicted) -> str:
     return f"{p.outcome}@{p.failure_index}{'+update' if p.has_update else ''}"
 
 
-def _cause(position: int, log: list[RealAttempt], p: Predicted) -> str:
-    """What the record shows about the disagreement of log[position]: the
-    observation could not be replayed, or an earlier shard of the same round
-    (in flight while this one's state was read, so maybe not yet on every
-    channel) shared a channel with it; else nothing the record explains."""
-    if p.error:
-        return "the observation could not be replayed"
-    a = log[position]
-    earlier = [b for b in log[:position] if b.round == a.round]
-    shared = sorted({s for b in earlier for s in b.scids} & set(a.scids))
-    if shared:
-        return f"an earlier shard of its round was in flight on {', '.join(shared)}"
-    return "unexplained: the rules and the real node differ on this state"
+def _cause(k: int, attempts: list[RealAttempt], predictions: list[Predicted]) -> str:
+    """What the record shows about the disagreement of the round's k-th
+    shard: whether another shard of the round, in flight at the same time,
+    crossed one of its channels, and the shards the two disagreed on agree
+    once swapped (the real nodes took them in another order than sent);
+    else nothing the record explains."""
+    a = attempts[k]
+    shared = sorted({s for b in attempts if b is not a for s in b.scids} & set(a.scids))
+    if not shared:
+        return "unexplained: the rules and the real node differ on this state"
+    swapped = [j for j, b in enumerate(attempts) if j != k and _real(b) == _said(predictions[k])
+               and _real(a) == _said(predictions[j])]
+    if swapped:
+        return (f"the shards of its round raced on {', '.join(shared)}: the real nodes "
+                f"took shard {swapped[0]} first, the simulator the one sent first")
+    return f"another shard of its round was in flight on {', '.join(shared)}"
 
 
 def agreement_share(rows: Sequence[AgreementRow]) -> float:

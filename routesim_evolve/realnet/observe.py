@@ -1,7 +1,8 @@
-"""The channel state a route's nodes show just before an attempt: what the
-agreement table replays the simulator's forwarding rules on (agreement.py).
+"""The channel state a round's routes meet, read just before its shards go
+out: what the agreement table replays the simulator's forwarding rules on
+(agreement.py).
 
-Each node that forwards on the route (the sender and every hop but the last)
+Each node that forwards on a route (the sender and every hop but the last)
 is asked for its channels (`ListChannels`) and for its own policy on each
 channel that matters (`GetChanInfo`): every channel to its next node (lnd
 forwards over any of them) and the one the HTLC comes in over (whose inbound
@@ -43,43 +44,55 @@ class ObservedChannel(BaseModel):
 
 
 class Observed(BaseModel):
-    """One attempt as sent, with the state it met (go/realnet.Observed)."""
+    """One round as sent, with the state it met (go/realnet.Observed)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     height: int
     final_cltv_delta: int
-    route: dict[str, Any]
+    routes: list[dict[str, Any]]
     channels: list[ObservedChannel]
     offline: list[str]
 
 
-def observe(world: RealWorld, route: dict[str, Any], final_cltv_delta: int) -> Observed:
-    """The state every forwarding node of `route` (a checked route in the
-    protocol's form: real keys, real channel ids) shows now."""
+def observe(world: RealWorld, routes: list[dict[str, Any]], final_cltv_delta: int) -> Observed:
+    """The state every forwarding node of the round's `routes` (checked
+    routes in the protocol's form: real keys, real channel ids) shows now."""
     sender = world.sender
     height = sender.call(sender.ln.GetInfo, sender.s.ln.GetInfoRequest()).block_height
-    hops = route["hops"]
-    keys = [route["source"], *(h["pub_key"] for h in hops)]
+    # Each forwarding node: the nodes it forwards to, the channels HTLCs come in over.
+    wanted: dict[str, tuple[set[str], set[int]]] = {}
+    for route in routes:
+        hops = route["hops"]
+        keys = [route["source"], *(h["pub_key"] for h in hops)]
+        for i, node in enumerate(keys[:-1]):
+            nexts, incoming = wanted.setdefault(node, (set(), set()))
+            nexts.add(keys[i + 1])
+            if i > 0:
+                incoming.add(parse_scid(hops[i - 1]["scid"]))
     seen: dict[int, ObservedChannel] = {}
+    forwarder: dict[int, bool] = {}  # whether the end kept in seen forwards over it
     offline: list[str] = []
-    for i, node in enumerate(keys[:-1]):
+    for node, (nexts, incoming) in wanted.items():
         client = world.clients[world.sim_key[node]]
-        incoming = parse_scid(hops[i - 1]["scid"]) if i > 0 else None
         for ch in client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels:
-            if ch.remote_pubkey != keys[i + 1] and ch.chan_id != incoming:
+            forwards = ch.remote_pubkey in nexts
+            if not forwards and ch.chan_id not in incoming:
                 continue
             own, theirs = own_policies(client, ch.chan_id, node)
-            if ch.chan_id in seen:  # its forwarder showed it: keep that, but this end's policy
-                first = seen[ch.chan_id]
-                seen[ch.chan_id] = first.model_copy(update={"policies": (first.policies[0], own)})
-                continue
-            seen[ch.chan_id] = _observed(ch, node, own, theirs)
+            view = _observed(ch, node, own, theirs)
+            if ch.chan_id in seen:  # both ends showed it: each end's own policy,
+                first = seen[ch.chan_id]  # the state as a forwarder showed it
+                keep = view if forwards and not forwarder[ch.chan_id] else first
+                policy = {first.nodes[0]: first.policies[0], node: own}
+                view = keep.model_copy(update={"policies": (policy[keep.nodes[0]],
+                                                            policy[keep.nodes[1]])})
+                forwards = forwards or forwarder[ch.chan_id]
+            seen[ch.chan_id], forwarder[ch.chan_id] = view, forwards
             if not ch.active and ch.remote_pubkey not in offline:
                 offline.append(ch.remote_pubkey)
-    return Observed(height=height, final_cltv_delta=final_cltv_delta,
-                    route=route, channels=list(seen.values()),
-                    offline=offline)
+    return Observed(height=height, final_cltv_delta=final_cltv_delta, routes=routes,
+                    channels=list(seen.values()), offline=offline)
 
 
 def _observed(ch: Any, node: str, own: Policy | None, theirs: Policy | None) -> ObservedChannel:

@@ -62,9 +62,8 @@ def _sim_scid(world: RealWorld, chan_id: int) -> str:
 
 
 class RealAttempt(BaseModel):
-    """One real attempt: its route (by the scenario's channel names), what
-    lnd reported, and (for a route the driver sent) the state the route's
-    nodes showed just before, which the agreement table replays."""
+    """One real attempt: its route (by the scenario's channel names) and
+    what lnd reported."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -76,7 +75,6 @@ class RealAttempt(BaseModel):
     failure_index: int  # the failing node's position (0 the sender); -1 none
     has_update: bool
     seconds: float
-    observed: Observed | None = None
 
 
 class RealPayment(BaseModel):
@@ -91,6 +89,9 @@ class RealPayment(BaseModel):
     seconds: float
     failure_reason: str
     attempt_log: list[RealAttempt] = []
+    #: For each round the driver sent, the state its routes' nodes showed
+    #: just before (observe.py): round r is observations[r].
+    observations: list[Observed] = []
 
 
 def graph_of(client: LndClient) -> dict[str, Any]:
@@ -194,9 +195,9 @@ class _Shard:
     """One attempt in flight: its route, its future and what was booked."""
 
     def __init__(self, attempt_id: int, route: ServedRoute, amount: int, fee: int,
-                 observed: Observed, future: futures.Future[Any], started: float) -> None:
+                 future: futures.Future[Any], started: float) -> None:
         self.attempt_id, self.route, self.amount, self.fee = attempt_id, route, amount, fee
-        self.observed, self.future, self.started = observed, future, started
+        self.future, self.started = future, started
 
 
 class CandidatePlayer:
@@ -245,6 +246,7 @@ class _PaymentRun:
         self.log: list[RealAttempt] = []
         self.reason = ""
         self.pending_held: list[_Shard] = []
+        self.observations: list[Observed] = []
 
     def play(self) -> None:
         while not self.reason and self.delivered < self.spec.amount_msat:
@@ -259,35 +261,50 @@ class _PaymentRun:
             self.round += 1
 
     def _dispatch(self) -> list[_Shard]:
-        shards: list[_Shard] = []
+        """A round: routes asked for until the whole rest is planned, the
+        part cap or the attempt limit is reached, or the router says no;
+        then the state the routes' nodes show is read once, and every shard
+        goes out at once. The router learns nothing within a round, so
+        asking for all its routes before sending any changes nothing it
+        sees; the state read before the round is what the simulator's rules
+        replay the round on (agreement.py)."""
+        planned: list[tuple[ServedRoute, int, int]] = []
         in_flight = 0
         while True:
             unsent = self.spec.amount_msat - self.delivered - in_flight
-            if (unsent <= 0 or len(self.pending_held) + len(shards) >= self.spec.max_parts
+            if (unsent <= 0 or len(self.pending_held) + len(planned) >= self.spec.max_parts
                     or self.attempts >= self.spec.max_attempts):
-                return shards
-            answer = self.p.ask({"request": {"amount_msat": unsent, "in_flight": len(shards)}},
+                break
+            answer = self.p.ask({"request": {"amount_msat": unsent, "in_flight": len(planned)}},
                                 ROUTER_ANSWER_S)
             if "route" not in answer:
-                if not shards:
+                if not planned:
                     self.reason = "router_gave_up"
-                return shards
+                break
             try:
                 route = ServedRoute.model_validate(answer["route"])
             except ValidationError:
                 self.reason = "invalid_route"
-                return shards
-            checked = self._check(route, unsent, shards)
+                break
+            checked = self._check(route, unsent, sum(fee for _, _, fee in planned))
             if isinstance(checked, str):
                 self.reason = "invalid_route"
-                return shards
+                break
             amount, fee = checked
-            shards.append(self._send(route, amount, fee))
+            planned.append((route, amount, fee))
             self.attempts += 1
             in_flight += amount
+        if not planned:
+            return []
+        self.observations.append(observe(
+            self.p.world, [r.model_dump(exclude={"label"}) for r, _, _ in planned],
+            self.spec.final_cltv_delta))
+        first = self.attempts - len(planned)
+        return [self._send(first + k, route, amount, fee)
+                for k, (route, amount, fee) in enumerate(planned)]
 
     def _check(self, route: ServedRoute, unsent: int,
-               shards: list[_Shard]) -> tuple[int, int] | str:
+               planned_fees: int) -> tuple[int, int] | str:
         """The route's amount and fee, or what is wrong with it (checkRoute)."""
         if route.source != self.p.source:
             return "route does not start at the sender"
@@ -304,11 +321,11 @@ class _PaymentRun:
         if route.total_time_lock > self.height + self.spec.cltv_limit_delta:
             return "time lock above the limit"
         fee = route.total_amount_msat - amount
-        if self.fees + sum(s.fee for s in shards) + fee > self.spec.fee_limit_msat:
+        if self.fees + planned_fees + fee > self.spec.fee_limit_msat:
             return "fee above the budget"
         return amount, fee
 
-    def _send(self, route: ServedRoute, amount: int, fee: int) -> _Shard:
+    def _send(self, attempt_id: int, route: ServedRoute, amount: int, fee: int) -> _Shard:
         sender = self.p.sender
         s = sender.s
         hops = [s.ln.Hop(chan_id=parse_scid(hop.scid), pub_key=hop.pub_key,
@@ -318,12 +335,10 @@ class _PaymentRun:
                                                     total_amt_msat=self.spec.amount_msat))
         rt = s.ln.Route(total_time_lock=route.total_time_lock,
                         total_amt_msat=route.total_amount_msat, hops=hops)
-        observed = observe(self.p.world, route.model_dump(exclude={"label"}),
-                           self.spec.final_cltv_delta)
         request = s.router.SendToRouteRequest(payment_hash=self.inv.r_hash, route=rt,
                                               skip_temp_err=True)
         future = self.p.pool.submit(sender.call, sender.router.SendToRouteV2, request, 600.0)
-        return _Shard(self.attempts, route, amount, fee, observed, future, time.monotonic())
+        return _Shard(attempt_id, route, amount, fee, future, time.monotonic())
 
     def _collect(self, shards: list[_Shard]) -> None:
         """Wait until each shard has a result or is held by the receiver,
@@ -364,7 +379,7 @@ class _PaymentRun:
             scids=[_sim_scid(self.p.world, parse_scid(h.scid)) for h in sh.route.hops],
             outcome=outcome, failure_index=index,
             has_update=failure is not None and failure.HasField("channel_update"),
-            seconds=time.monotonic() - sh.started, observed=sh.observed))
+            seconds=time.monotonic() - sh.started))
         answer = self.p.ask({"report": report}, ROUTER_ANSWER_S)
         if "error" in answer and not self.reason:
             self.reason = "router_gave_up"
@@ -390,7 +405,7 @@ class _PaymentRun:
                            delivered_msat=self.delivered if success else 0,
                            fee_msat=self.fees if success else 0, seconds=seconds,
                            failure_reason="" if success else (self.reason or "failed"),
-                           attempt_log=self.log)
+                           attempt_log=self.log, observations=self.observations)
 
 
 def _accepted_htlcs(receiver: LndClient, inv: _Invoice) -> int:
@@ -440,7 +455,8 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
     """One payment by lnd's own SendPaymentV2 on the sender, held to the
     payment's attempt limit as every router is: lnd has none, so when it
     launches one attempt more, the receiver's invoice is cancelled, and that
-    attempt and any later one fail at the receiver, which ends lnd's payment."""
+    attempt and any later one fail at the receiver, which ends lnd's payment.
+    When lnd gives up with parts held, the invoice is cancelled too."""
     started = time.monotonic()
     sender = world.sender
     s = sender.s
@@ -451,13 +467,18 @@ def play_lnd(world: RealWorld, spec: PaymentSpec) -> RealPayment:
         max_parts=spec.max_parts, timeout_seconds=120, no_inflight_updates=False,
         cltv_limit=spec.cltv_limit_delta)  # lnd's is relative to the height
     final = None
-    capped = False
+    capped = released = False
     for update in sender.stream(sender.router.SendPaymentV2, request, timeout=300.0):
         final = update
-        if not capped and len(update.htlcs) > spec.max_attempts:
+        gave_up = update.failure_reason != s.ln.PaymentFailureReason.Value("FAILURE_REASON_NONE")
+        over = len(update.htlcs) > spec.max_attempts
+        if not released and (over or gave_up):
+            # Over the limit, or lnd gave up while parts are still held:
+            # the receiver fails them back now, not after its MPP timeout,
+            # as the served routers' driver does.
             receiver.call(receiver.invoices.CancelInvoice,
                           receiver.s.invoices.CancelInvoiceMsg(payment_hash=inv.r_hash))
-            capped = True
+            capped, released = over, True
     if final is None:
         raise RealnetError(f"{sender.name}: SendPaymentV2 ended without a payment state")
     succeeded = final.status == s.ln.Payment.PaymentStatus.Value("SUCCEEDED")

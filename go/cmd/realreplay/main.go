@@ -1,15 +1,16 @@
 // Command realreplay predicts real attempts by the simulator's forwarding
-// rules: for each attempt a driver played on real lnd nodes, with the
-// channel state the route's nodes showed just before it, it prints what
-// the simulator's rules say would have happened (go/sim/replay.go). It is
-// how routesim_evolve/realnet builds its per-attempt agreement table.
+// rules: for each round a driver played on real lnd nodes, with the
+// channel state the routes' nodes showed just before it, it prints what
+// the simulator's rules say would have happened to each of its shards
+// (go/sim/replay.go). It is how routesim_evolve/realnet builds its
+// per-attempt agreement table.
 //
 //	realreplay < observed.jsonl
 //
-// Each input line is one observed attempt (realnet.Observed); each output
-// line is its prediction (realnet.Predicted), in the same order. An
-// attempt that cannot be replayed gets a prediction with "error" set, so
-// that one bad line does not hide the others.
+// Each input line is one observed round (realnet.Observed); each output
+// line is its prediction (realnet.RoundPredicted), in the same order. A
+// round that cannot be replayed gets "error" set, so that one bad line
+// does not hide the others.
 //
 // Exit codes: 0 done, 2 bad usage or unreadable input.
 package main
@@ -56,14 +57,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // predict is one line's prediction, or why it has none.
-func predict(line []byte) realnet.Predicted {
+func predict(line []byte) realnet.RoundPredicted {
 	var o realnet.Observed
 	if err := json.Unmarshal(line, &o); err != nil {
-		return realnet.Predicted{FailureIndex: -1, Error: "unreadable observation: " + err.Error()}
+		return realnet.RoundPredicted{Predictions: []realnet.Predicted{}, Error: "unreadable observation: " + err.Error()}
 	}
-	p, err := realnet.Replay(o)
+	ps, err := realnet.Replay(o)
 	if err != nil {
-		return realnet.Predicted{FailureIndex: -1, Error: err.Error()}
+		return realnet.RoundPredicted{Predictions: []realnet.Predicted{}, Error: err.Error()}
 	}
-	return p
+	return realnet.RoundPredicted{Predictions: ps}
 }

@@ -13,12 +13,12 @@ import (
 // less than the shard: the rules must fail it at the forwarder, with lnd's
 // code name and the update.
 const observedLine = `{"height": 800000, "final_cltv_delta": 40,
- "route": {"total_time_lock": 800080, "total_amount_msat": 100101000,
+ "routes": [{"total_time_lock": 800080, "total_amount_msat": 100101000,
   "source": "020100000000000000000000000000000000000000000000000000000000000000",
   "hops": [{"pub_key": "020200000000000000000000000000000000000000000000000000000000000000",
             "scid": "100x1x0", "amt_to_forward_msat": 100000000, "outgoing_time_lock": 800040},
            {"pub_key": "020300000000000000000000000000000000000000000000000000000000000000",
-            "scid": "200x1x0", "amt_to_forward_msat": 100000000, "outgoing_time_lock": 800040}]},
+            "scid": "200x1x0", "amt_to_forward_msat": 100000000, "outgoing_time_lock": 800040}]}],
  "channels": [
   {"scid": "100x1x0", "nodes": ["020100000000000000000000000000000000000000000000000000000000000000",
                                 "020200000000000000000000000000000000000000000000000000000000000000"],
@@ -43,7 +43,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	dec := json.NewDecoder(&out)
-	var first, second realnet.Predicted
+	var first, second realnet.RoundPredicted
 	if err := dec.Decode(&first); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := realnet.Predicted{Outcome: "TEMPORARY_CHANNEL_FAILURE", FailureIndex: 1, HasUpdate: true}
-	if first != want {
+	if len(first.Predictions) != 1 || first.Predictions[0] != want || first.Error != "" {
 		t.Errorf("first line: got %+v, want %+v", first, want)
 	}
 	if !strings.HasPrefix(second.Error, "unreadable observation") {
