@@ -149,3 +149,15 @@ def test_a_paired_comparison_says_what_it_could_detect():
     cmp = compare_paired("a", "b", a, b, clusters=names)
     assert cmp.detectable == pytest.approx(minimum_detectable(cluster_means(
         [x - y for x, y in zip(a, b, strict=True)], names)))
+
+
+def test_differ_upper_bound_is_the_exact_binomial_bound() -> None:
+    from routesim_evolve.score.stats import differ_upper_bound
+
+    # None of n differ: 1 - 0.05^(1/n) (the "rule of three", about 3/n).
+    assert differ_upper_bound(0, 30) == pytest.approx(1 - 0.05 ** (1 / 30))
+    assert differ_upper_bound(0, 99) < 0.03 < differ_upper_bound(0, 98)
+    assert differ_upper_bound(3, 30) > differ_upper_bound(0, 30)
+    assert differ_upper_bound(5, 5) == 1.0
+    with pytest.raises(ValueError):
+        differ_upper_bound(1, 0)

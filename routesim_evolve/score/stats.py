@@ -163,6 +163,18 @@ def minimum_detectable(diffs: Sequence[float], *, confidence: float = 0.95) -> f
     return float(z * values.std(ddof=1) / np.sqrt(values.size))
 
 
+def differ_upper_bound(differ: int, of: int, *, confidence: float = 0.95) -> float:
+    """The exact (Clopper-Pearson) one-sided upper confidence bound on the
+    share of paired outcomes that differ, when `differ` of `of` did. It bounds
+    the difference of two success shares over the same payments, where a
+    bootstrap of differences that are all 0 gives the empty interval [0, 0]."""
+    if not 0 <= differ <= of or of == 0:
+        raise ValueError(f"{differ} of {of} outcomes")
+    if differ == of:
+        return 1.0
+    return float(stats.beta.ppf(confidence, differ + 1, of - differ))
+
+
 def delivered_of_feasible(delivered: float, feasible: float) -> float | None:
     """The share of the feasible payments a router delivered; None when none
     was feasible."""
