@@ -23,7 +23,7 @@ over payments, resampled by scenario). Slow: about 2 minutes per
 world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
 
     python bench/bench_realnet.py [--scenarios 1] [--arenas base,drift,atomic_mpp]
-                                  [--champion champions/targeted.go]
+                                  [--champion champions/targeted.go] [--no-seed] [--seed N]
 """
 
 from __future__ import annotations
@@ -114,10 +114,13 @@ def main() -> None:
     parser.add_argument("--arenas", default="base,drift,atomic_mpp")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--champion", default=str(CHAMPIONS_DIR / "targeted.go"))
+    parser.add_argument("--no-seed", action="store_true",
+                        help="play lnd and the champion only (more scenarios in the time)")
     args = parser.parse_args()
     bins = real_binaries(say=print)
     seed_router = str(go_module_dir() / CANDIDATE_SLOT)
-    routers = ["lnd-apriori", seed_router, args.champion]
+    routers = ["lnd-apriori", args.champion] if args.no_seed else [
+        "lnd-apriori", seed_router, args.champion]
     lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
     rows: list[AgreementRow] = []
     print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
