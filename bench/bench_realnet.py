@@ -114,6 +114,8 @@ def main() -> None:
     parser.add_argument("--arenas", default="base,drift,atomic_mpp")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--champion", default=str(CHAMPIONS_DIR / "targeted.go"))
+    parser.add_argument("--json", type=Path, help="write every real payment, its attempts "
+                        "and observed rounds, and the agreement table here")
     parser.add_argument("--no-seed", action="store_true",
                         help="play lnd and the champion only (more scenarios in the time)")
     args = parser.parse_args()
@@ -123,6 +125,7 @@ def main() -> None:
         "lnd-apriori", seed_router, args.champion]
     lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
     rows: list[AgreementRow] = []
+    saved: list[dict] = []
     print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
           "sim attempts/payment | real fee msat | sim fee msat | setup s | s/payment | "
           "peak MiB | traffic shifts | changes |")
@@ -139,6 +142,9 @@ def main() -> None:
                       flush=True)
             for play in plays.values():
                 rows += play.agreement
+                saved.append({"scenario": scenario.stem, "router": play.router,
+                              "real": [p.model_dump() for p in play.real],
+                              "agreement": [r.model_dump() for r in play.agreement]})
             lnd, champ = plays["lnd-apriori"], plays[args.champion]
             assert lnd.sim is not None
             for real, sim in zip(lnd.real, lnd.sim.payments, strict=True):
@@ -147,6 +153,8 @@ def main() -> None:
             for mine, theirs in zip(champ.real, lnd.real, strict=True):
                 champ_lead.append(float(mine.success) - float(theirs.success))
                 clusters_b.append(scenario.stem)
+    if args.json is not None:
+        args.json.write_text(json.dumps(saved))
     boot = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
     # A bootstrap of differences that are all 0 is the empty [0, 0]: the
     # interval printed is the exact bound on the share of payments whose

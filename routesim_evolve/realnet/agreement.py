@@ -93,15 +93,86 @@ def agreement_table(payments: Iterable[RealPayment]) -> list[AgreementRow]:
     rows = []
     for (p, r), said in zip(rounds, predictions, strict=True):
         attempts = [a for a in p.attempt_log if a.round == r]
-        for k, a in enumerate(attempts):
-            if said.error or k >= len(said.predictions):
-                rows.append(_row(p.index, a, f"cannot replay: {said.error or 'no prediction'}",
-                                 "the observation could not be replayed"))
-                continue
-            predicted = _said(said.predictions[k])
-            cause = "" if _real(a) == predicted else _cause(k, attempts, said.predictions)
-            rows.append(_row(p.index, a, predicted, cause))
+        if said.error or len(said.predictions) != len(attempts):
+            why = said.error or f"{len(said.predictions)} predictions for {len(attempts)} shards"
+            rows += [_row(p.index, a, f"cannot replay: {why}",
+                          "the observation could not be replayed") for a in attempts]
+            continue
+        matched = _match_interchangeable(attempts, [_said(x) for x in said.predictions])
+        causes = _causes(attempts, matched)
+        rows += [_row(p.index, a, predicted, cause)
+                 for a, predicted, cause in zip(attempts, matched, causes, strict=True)]
     return rows
+
+
+def _match_interchangeable(attempts: list[RealAttempt], said: list[str]) -> list[str]:
+    """The prediction each shard is compared with. Shards of one round over
+    the same channels with the same amount are interchangeable: no rule
+    tells them apart, and the real nodes need not take them in the order
+    sent. So within each such group the predictions are matched to the
+    real outcomes as a multiset (agreeing ones first, the rest in order)."""
+    groups: dict[tuple[tuple[str, ...], int], list[int]] = {}
+    for k, a in enumerate(attempts):
+        groups.setdefault((tuple(a.scids), a.amount_msat), []).append(k)
+    out = list(said)
+    for members in groups.values():
+        left = [said[k] for k in members]
+        unmatched = []
+        for k in members:
+            real = _real(attempts[k])
+            if real in left:
+                left.remove(real)
+                out[k] = real
+            else:
+                unmatched.append(k)
+        for k, rest in zip(unmatched, left, strict=True):
+            out[k] = rest
+    return out
+
+
+def _causes(attempts: list[RealAttempt], said: list[str]) -> list[str]:
+    """For each disagreement of a round, what the record shows ("" where the
+    shard agrees): two shards raced for one channel, each failing in one
+    telling where the other arrived (the real nodes let the other through
+    first: a shorter path reaches a shared channel sooner, where the
+    simulator forwards shards whole, in the order sent); else another shard
+    crossed one of its channels; else nothing the record explains."""
+    out = []
+    for k, a in enumerate(attempts):
+        real = _real(a)
+        if real == said[k]:
+            out.append("")
+            continue
+        rival = next((b for j, b in enumerate(attempts) if j != k and _races(a, real, said[k],
+                                                                           b, _real(b), said[j])),
+                     None)
+        shared = sorted({x for b in attempts if b is not a for x in b.scids} & set(a.scids))
+        if rival is not None:
+            out.append(f"raced another shard of its round for {_failing_channel(a, real, said[k])}"
+                       ": the real nodes let the other through first")
+        elif shared:
+            out.append(f"another shard of its round was in flight on {', '.join(shared)}")
+        else:
+            out.append("unexplained: the rules and the real node differ on this state")
+    return out
+
+
+def _failing_channel(a: RealAttempt, real: str, said: str) -> str:
+    """The channel out of the node that fails `a`, in whichever telling fails it."""
+    failure = said if real == "arrived" else real
+    index = int(failure.split("@")[1].split("+")[0])
+    return a.scids[index] if index < len(a.scids) else "the receiver"
+
+
+def _races(a: RealAttempt, a_real: str, a_said: str,
+           b: RealAttempt, b_real: str, b_said: str) -> bool:
+    """Whether a and b swapped fates at one channel: one arrives really and
+    fails in the simulator there, the other the reverse."""
+    if (a_real == "arrived") == (b_real == "arrived") or a_real == a_said or b_real == b_said:
+        return False
+    if "arrived" not in (a_said, b_said) or "arrived" not in (a_real, b_real):
+        return False
+    return _failing_channel(a, a_real, a_said) == _failing_channel(b, b_real, b_said)
 
 
 def _row(payment: int, a: RealAttempt, predicted: str, cause: str) -> AgreementRow:
@@ -121,24 +192,6 @@ def _said(p: Predicted) -> str:
     if p.failure_index < 0:
         return "arrived"
     return f"{p.outcome}@{p.failure_index}{'+update' if p.has_update else ''}"
-
-
-def _cause(k: int, attempts: list[RealAttempt], predictions: list[Predicted]) -> str:
-    """What the record shows about the disagreement of the round's k-th
-    shard: whether another shard of the round, in flight at the same time,
-    crossed one of its channels, and the shards the two disagreed on agree
-    once swapped (the real nodes took them in another order than sent);
-    else nothing the record explains."""
-    a = attempts[k]
-    shared = sorted({s for b in attempts if b is not a for s in b.scids} & set(a.scids))
-    if not shared:
-        return "unexplained: the rules and the real node differ on this state"
-    swapped = [j for j, b in enumerate(attempts) if j != k and _real(b) == _said(predictions[k])
-               and _real(a) == _said(predictions[j])]
-    if swapped:
-        return (f"the shards of its round raced on {', '.join(shared)}: the real nodes "
-                f"took shard {swapped[0]} first, the simulator the one sent first")
-    return f"another shard of its round was in flight on {', '.join(shared)}"
 
 
 def agreement_share(rows: Sequence[AgreementRow]) -> float:
