@@ -55,6 +55,10 @@ func (w *World) drawRules() {
 			reserve = 0
 		}
 		funder := rng.IntN(2)
+		if !c.couldFund(funder, reserve+anchors, r.CommitFeerateSatPerKw) &&
+			c.couldFund(1-funder, reserve+anchors, r.CommitFeerateSatPerKw) {
+			funder = 1 - funder
+		}
 		c.dust = dust
 		for d := 0; d < 2; d++ {
 			c.keep[d] = reserve
@@ -75,6 +79,16 @@ func (w *World) drawRules() {
 			}
 		}
 	}
+}
+
+// couldFund reports whether end d of c holds what a funder always holds:
+// keep (its reserve and the anchors) and the commitment's fee. lnd never
+// lets a funder spend below that, so a world whose funder starts under it
+// could not be reached; drawRules gives such a channel to the other end
+// (as realnet's world opens it).
+func (c *channel) couldFund(d int, keep lnwire.MilliSatoshi, rate uint64) bool {
+	fee := chainfee.SatPerKWeight(rate).FeeForWeight(input.AnchorCommitWeight)
+	return c.local[d] >= keep+lnwire.NewMSatFromSatoshis(fee)
 }
 
 // spendable is what end d of c may offer in a new HTLC now: its balance

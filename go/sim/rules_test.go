@@ -77,6 +77,15 @@ func TestDrawRules(t *testing.T) {
 		if funders != 1 {
 			t.Fatalf("channel %d has %d funders", i, funders)
 		}
+		// A funder always holds its reserve, the anchors and the
+		// commitment's fee (1000 sat/kw × 1,124 WU), where either end can.
+		f := 0
+		if c.feeRate[1] > 0 {
+			f = 1
+		}
+		if need := c.keep[f] + 1_124_000; c.local[f] < need && c.local[1-f] >= c.keep[1-f]+660_000+1_124_000 {
+			t.Fatalf("channel %d: funder %d holds %d, under the %d a funder always holds", i, f, c.local[f], need)
+		}
 	}
 	for _, limit := range limits {
 		if limit == 30 {
