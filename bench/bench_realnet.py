@@ -24,6 +24,8 @@ world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
 
     python bench/bench_realnet.py [--scenarios 1] [--arenas base,drift,atomic_mpp]
                                   [--champion champions/targeted.go] [--no-seed] [--seed N]
+                                  [--json OUT]
+    python bench/bench_realnet.py --table-from OUT   # the agreement table of a saved run
 """
 
 from __future__ import annotations
@@ -38,9 +40,15 @@ from pathlib import Path
 
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, go_module_dir
 from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
-from routesim_evolve.realnet.agreement import AgreementRow, agreement_share, format_table
+from routesim_evolve.realnet.agreement import (
+    AgreementRow,
+    agreement_share,
+    agreement_table,
+    format_table,
+)
 from routesim_evolve.realnet.build import real_binaries
 from routesim_evolve.realnet.compare import RouterPlay, play_router
+from routesim_evolve.realnet.play import RealPayment
 from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW, LND_MIN_CLTV_DELTA
 from routesim_evolve.score.stats import bootstrap_mean_ci, differ_upper_bound
 
@@ -118,7 +126,15 @@ def main() -> None:
                         "and observed rounds, and the agreement table here")
     parser.add_argument("--no-seed", action="store_true",
                         help="play lnd and the champion only (more scenarios in the time)")
+    parser.add_argument("--table-from", type=Path,
+                        help="print the agreement table of a saved --json run, and stop")
     args = parser.parse_args()
+    if args.table_from is not None:
+        saved_rows = agreement_table(
+            RealPayment.model_validate(p) for e in json.loads(args.table_from.read_text())
+            for p in e["real"])
+        print(format_table(saved_rows))
+        return
     bins = real_binaries(say=print)
     seed_router = str(go_module_dir() / CANDIDATE_SLOT)
     routers = ["lnd-apriori", args.champion] if args.no_seed else [

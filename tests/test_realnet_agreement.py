@@ -20,15 +20,15 @@ def test_identical_shards_are_matched_as_a_multiset() -> None:
     # fails the third, the real nodes the second. No rule tells them apart.
     round_ = [_attempt(["x", "y"], 10, "held"), _attempt(["x", "y"], 10, TCF, 1),
               _attempt(["x", "y"], 10, "settled")]
-    said = ["arrived", "arrived", f"{TCF}@1+update"]
+    said = ["arrived", "arrived", f"{TCF}@1"]
     matched = _match_interchangeable(round_, said)
-    assert matched == ["arrived", f"{TCF}@1+update", "arrived"]
+    assert matched == ["arrived", f"{TCF}@1", "arrived"]
     assert _causes(round_, matched) == ["", "", ""]
 
 
 def test_shards_that_differ_are_not_interchangeable() -> None:
     round_ = [_attempt(["x", "y"], 10, "held"), _attempt(["x", "y"], 11, TCF, 1)]
-    said = [f"{TCF}@1+update", "arrived"]
+    said = [f"{TCF}@1", "arrived"]
     assert _match_interchangeable(round_, said) == said
 
 
@@ -36,7 +36,7 @@ def test_two_shards_that_swapped_fates_at_one_channel_raced() -> None:
     # The long route reaches channel c at its third hop, the short one at
     # its second: the real nodes let the short one through c first.
     round_ = [_attempt(["a", "b", "c", "d"], 86, TCF, 2), _attempt(["e", "c", "d"], 21, "held")]
-    said = ["arrived", f"{TCF}@1+update"]
+    said = ["arrived", f"{TCF}@1"]
     causes = _causes(round_, _match_interchangeable(round_, said))
     assert all(c.startswith("raced another shard of its round for c") for c in causes), causes
 

@@ -8,10 +8,12 @@ rules compared are the simulator's, not a copy of them. A round's shards are
 predicted in the order they were sent, each keeping what it took for the next,
 as in a simulated round. An attempt agrees when
 both say it arrived (the real shard settled or is held by the receiver), or
-both fail it at the same node with the same code and both with or both without
-a channel update. lnd's own SendPaymentV2 sends its shards inside the real
-process, where no state can be read just before each: its attempts are not in
-the table.
+both fail it at the same node with the same code. Whether a failure carried a
+channel update is not compared: at the sender's own channel lnd sometimes
+attaches one and the simulator never hands one to the router (there is nothing
+for the sender to learn of its own channel). lnd's own SendPaymentV2 sends its
+shards inside the real process, where no state can be read just before each:
+its attempts are not in the table.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class AgreementRow(BaseModel):
     round: int
     scids: list[str]
     amount_msat: int
-    real: str  # "arrived" or the real failure, e.g. "TEMPORARY_CHANNEL_FAILURE@1+update"
+    real: str  # "arrived" or the real failure at its position, e.g. "TEMPORARY_CHANNEL_FAILURE@1"
     predicted: str
     agrees: bool
     cause: str = ""  # for a disagreement: what the record shows about it
@@ -160,7 +162,7 @@ def _causes(attempts: list[RealAttempt], said: list[str]) -> list[str]:
 def _failing_channel(a: RealAttempt, real: str, said: str) -> str:
     """The channel out of the node that fails `a`, in whichever telling fails it."""
     failure = said if real == "arrived" else real
-    index = int(failure.split("@")[1].split("+")[0])
+    index = int(failure.split("@")[1])
     return a.scids[index] if index < len(a.scids) else "the receiver"
 
 
@@ -183,15 +185,17 @@ def _row(payment: int, a: RealAttempt, predicted: str, cause: str) -> AgreementR
 
 
 def _real(a: RealAttempt) -> str:
+    """The real outcome as compared: arrived, or the code at the failing
+    position (the issue's "same outcome, same failing hop, same code")."""
     if a.outcome in ARRIVED:
         return "arrived"
-    return f"{a.outcome}@{a.failure_index}{'+update' if a.has_update else ''}"
+    return f"{a.outcome}@{a.failure_index}"
 
 
 def _said(p: Predicted) -> str:
     if p.failure_index < 0:
         return "arrived"
-    return f"{p.outcome}@{p.failure_index}{'+update' if p.has_update else ''}"
+    return f"{p.outcome}@{p.failure_index}"
 
 
 def agreement_share(rows: Sequence[AgreementRow]) -> float:

@@ -14,6 +14,7 @@ instead (docs/realnet.md, "How the simulator's arenas map onto real nodes").
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from routesim_evolve.corpus.schema import format_scid
@@ -79,4 +80,18 @@ def _pay_direct(payer: LndClient, payee: LndClient, chan_id: int, amount: int) -
                        hops=[hop])
     done = payer.call(payer.router.SendToRouteV2,
                       s.router.SendToRouteRequest(payment_hash=inv.r_hash, route=route), 120.0)
-    return bool(done.status == s.ln.HTLCAttempt.HTLCStatus.Value("SUCCEEDED"))
+    settled = bool(done.status == s.ln.HTLCAttempt.HTLCStatus.Value("SUCCEEDED"))
+    _wait_off_commitment(payer, chan_id)
+    return settled
+
+
+def _wait_off_commitment(client: LndClient, chan_id: int, wait_s: float = 30.0) -> None:
+    """Wait until the channel holds no HTLC in flight: a settled payment
+    moves its amount to the payee only once the commitments are signed, and
+    the simulator's shift moves it at once."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        chans = client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels
+        if not any(ch.chan_id == chan_id and ch.pending_htlcs for ch in chans):
+            return
+        time.sleep(0.05)
