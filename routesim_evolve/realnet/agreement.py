@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -88,6 +89,22 @@ def predict(observed: Sequence[Observed]) -> list[RoundPredicted]:
     return out
 
 
+class Outcome(NamedTuple):
+    """An attempt's outcome as compared: the failure's code and the failing
+    node's position, or ARRIVED_AT (the issue's "same outcome, same failing
+    hop, same code")."""
+
+    code: str
+    index: int
+
+    def __str__(self) -> str:
+        return "arrived" if self.index < 0 else f"{self.code}@{self.index}"
+
+
+#: The outcome of a shard that reached the receiver and was accepted.
+ARRIVED_AT = Outcome("arrived", -1)
+
+
 def agreement_table(payments: Iterable[RealPayment]) -> list[AgreementRow]:
     """Every attempt of every observed round beside its prediction."""
     rounds = [(p, r) for p in payments for r in range(len(p.observations))]
@@ -102,12 +119,12 @@ def agreement_table(payments: Iterable[RealPayment]) -> list[AgreementRow]:
             continue
         matched = _match_interchangeable(attempts, [_said(x) for x in said.predictions])
         causes = _causes(attempts, matched)
-        rows += [_row(p.index, a, predicted, cause)
+        rows += [_row(p.index, a, str(predicted), cause)
                  for a, predicted, cause in zip(attempts, matched, causes, strict=True)]
     return rows
 
 
-def _match_interchangeable(attempts: list[RealAttempt], said: list[str]) -> list[str]:
+def _match_interchangeable(attempts: list[RealAttempt], said: list[Outcome]) -> list[Outcome]:
     """The prediction each shard is compared with. Shards of one round over
     the same channels with the same amount are interchangeable: no rule
     tells them apart, and the real nodes need not take them in the order
@@ -132,70 +149,60 @@ def _match_interchangeable(attempts: list[RealAttempt], said: list[str]) -> list
     return out
 
 
-def _causes(attempts: list[RealAttempt], said: list[str]) -> list[str]:
+def _causes(attempts: list[RealAttempt], said: list[Outcome]) -> list[str]:
     """For each disagreement of a round, what the record shows ("" where the
     shard agrees): two shards raced for one channel, each failing in one
     telling where the other arrived (the real nodes let the other through
     first: a shorter path reaches a shared channel sooner, where the
     simulator forwards shards whole, in the order sent); else another shard
     crossed one of its channels; else nothing the record explains."""
+    real = [_real(a) for a in attempts]
     out = []
     for k, a in enumerate(attempts):
-        real = _real(a)
-        if real == said[k]:
+        if real[k] == said[k]:
             out.append("")
-            continue
-        rival = next((b for j, b in enumerate(attempts) if j != k and _races(a, real, said[k],
-                                                                           b, _real(b), said[j])),
-                     None)
-        shared = sorted({x for b in attempts if b is not a for x in b.scids} & set(a.scids))
-        if rival is not None:
-            out.append(f"raced another shard of its round for {_failing_channel(a, real, said[k])}"
-                       ": the real nodes let the other through first")
-        elif shared:
+        elif any(_races(a, real[k], said[k], b, real[j], said[j])
+                 for j, b in enumerate(attempts) if j != k):
+            out.append(f"raced another shard of its round for "
+                       f"{_failing_channel(a, real[k], said[k])}: the real nodes let the other "
+                       "through first")
+        elif shared := sorted({x for b in attempts if b is not a for x in b.scids}
+                              & set(a.scids)):
             out.append(f"another shard of its round was in flight on {', '.join(shared)}")
         else:
             out.append("unexplained: the rules and the real node differ on this state")
     return out
 
 
-def _failing_channel(a: RealAttempt, real: str, said: str) -> str:
+def _failing_channel(a: RealAttempt, real: Outcome, said: Outcome) -> str:
     """The channel out of the node that fails `a`, in whichever telling fails it."""
-    failure = said if real == "arrived" else real
-    index = int(failure.split("@")[1])
+    index = said.index if real == ARRIVED_AT else real.index
     return a.scids[index] if index < len(a.scids) else "the receiver"
 
 
-def _races(a: RealAttempt, a_real: str, a_said: str,
-           b: RealAttempt, b_real: str, b_said: str) -> bool:
+def _races(a: RealAttempt, a_real: Outcome, a_said: Outcome,
+           b: RealAttempt, b_real: Outcome, b_said: Outcome) -> bool:
     """Whether a and b swapped fates at one channel: one arrives really and
     fails in the simulator there, the other the reverse."""
-    if (a_real == "arrived") == (b_real == "arrived") or a_real == a_said or b_real == b_said:
-        return False
-    if "arrived" not in (a_said, b_said) or "arrived" not in (a_real, b_real):
-        return False
-    return _failing_channel(a, a_real, a_said) == _failing_channel(b, b_real, b_said)
+    swapped = ((a_real == ARRIVED_AT and b_said == ARRIVED_AT
+                and a_said != ARRIVED_AT and b_real != ARRIVED_AT)
+               or (a_said == ARRIVED_AT and b_real == ARRIVED_AT
+                   and a_real != ARRIVED_AT and b_said != ARRIVED_AT))
+    return swapped and _failing_channel(a, a_real, a_said) == _failing_channel(b, b_real, b_said)
 
 
 def _row(payment: int, a: RealAttempt, predicted: str, cause: str) -> AgreementRow:
-    real = _real(a)
+    real = str(_real(a))
     return AgreementRow(payment=payment, round=a.round, scids=a.scids, amount_msat=a.amount_msat,
-                        real=real, predicted=predicted, agrees=not cause and real == predicted,
-                        cause=cause)
+                        real=real, predicted=predicted, agrees=real == predicted, cause=cause)
 
 
-def _real(a: RealAttempt) -> str:
-    """The real outcome as compared: arrived, or the code at the failing
-    position (the issue's "same outcome, same failing hop, same code")."""
-    if a.outcome in ARRIVED:
-        return "arrived"
-    return f"{a.outcome}@{a.failure_index}"
+def _real(a: RealAttempt) -> Outcome:
+    return ARRIVED_AT if a.outcome in ARRIVED else Outcome(a.outcome, a.failure_index)
 
 
-def _said(p: Predicted) -> str:
-    if p.failure_index < 0:
-        return "arrived"
-    return f"{p.outcome}@{p.failure_index}"
+def _said(p: Predicted) -> Outcome:
+    return ARRIVED_AT if p.failure_index < 0 else Outcome(p.outcome, p.failure_index)
 
 
 def agreement_share(rows: Sequence[AgreementRow]) -> float:
