@@ -100,8 +100,8 @@ def test_a_funder_spends_to_the_sat_what_the_simulators_rules_say(network) -> No
         assert bc.initiator
         spend = spendable_msat(b)[format_scid(bc.chan_id)] // 1000 * 1000
         assert spend > 0
-        assert not _pay_direct(b, c, bc.chan_id, spend + 1000)
-        assert _pay_direct(b, c, bc.chan_id, spend)
+        assert not _pay_direct(b, c, bc.remote_pubkey, bc.chan_id, spend + 1000)
+        assert _pay_direct(b, c, bc.remote_pubkey, bc.chan_id, spend)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:  # until the settled HTLC is off the commitment
             (after,) = [ch for ch in b.call(b.ln.ListChannels, b.s.ln.ListChannelsRequest())

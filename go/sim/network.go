@@ -97,12 +97,18 @@ func newNetwork(g *scenario.Graph) (*Network, error) {
 			return nil, err
 		}
 	}
+	n.sortAdjacent()
+	return n, nil
+}
+
+// sortAdjacent orders each node's channels by channel id, the order every
+// search over a node's channels (and non-strict forwarding) relies on.
+func (n *Network) sortAdjacent() {
 	for _, adj := range n.adjacent {
 		sort.Slice(adj, func(i, j int) bool {
 			return n.channels[adj[i]].id < n.channels[adj[j]].id
 		})
 	}
-	return n, nil
 }
 
 func (n *Network) addChannel(c scenario.Channel) error {
@@ -217,9 +223,10 @@ func (c *channel) setBalance(amt lnwire.MilliSatoshi) {
 
 // shift moves up to amt from end d to the other end, as a settled payment
 // of someone else over this channel would: no more than end d may spend in
-// one HTLC (its reserve and the funder's buffer stay) nor than its policy's
-// maximum, and nothing under its minimum, as a real node's link allows; it
-// returns what moved.
+// one HTLC (its reserve and the funder's buffer stay: spendable) nor than
+// its policy's maximum, and nothing under its minimum, as lnd's link
+// allows (htlcswitch's canSendHtlc and its validateHtlcAmount); it returns
+// what moved.
 func (c *channel) shift(d int, amt lnwire.MilliSatoshi) lnwire.MilliSatoshi {
 	amt = min(amt, c.spendable(d))
 	if pol := c.actual[d]; pol != nil {

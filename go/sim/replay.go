@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/lightningnetwork/lnd/lnwire"
@@ -147,9 +146,7 @@ func replayWorld(obs Observation) (*World, error) {
 			net.adjacent[n] = append(net.adjacent[n], idx)
 		}
 	}
-	for _, adj := range net.adjacent {
-		sort.Slice(adj, func(i, j int) bool { return net.channels[adj[i]].id < net.channels[adj[j]].id })
-	}
+	net.sortAdjacent()
 	w := &World{
 		sc:     &scenario.Scenario{BlockHeight: obs.Height, StartTime: replayStart},
 		net:    net,

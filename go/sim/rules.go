@@ -83,9 +83,11 @@ func (w *World) drawRules() {
 
 // couldFund reports whether end d of c holds what a funder always holds:
 // keep (its reserve and the anchors) and the commitment's fee. lnd never
-// lets a funder spend below that, so a world whose funder starts under it
-// could not be reached; drawRules gives such a channel to the other end
-// (as realnet's world opens it).
+// lets a funder spend below that (lnwallet's availableCommitmentBalance
+// and validateCommitmentSanity; BOLT 2, update_add_htlc: the funder must
+// still afford the reserve and the commitment's fee), so a world whose
+// funder starts under it could not be reached; drawRules gives such a
+// channel to the other end (as realnet's world opens it).
 func (c *channel) couldFund(d int, keep lnwire.MilliSatoshi, rate uint64) bool {
 	fee := chainfee.SatPerKWeight(rate).FeeForWeight(input.AnchorCommitWeight)
 	return c.local[d] >= keep+lnwire.NewMSatFromSatoshis(fee)

@@ -63,16 +63,16 @@ def shift(world: RealWorld, ev: Shift) -> int:
             return 0
     if amount <= 0:
         return 0
-    return amount if _pay_direct(payer, payee, chan_id, amount) else 0
+    return amount if _pay_direct(payer, payee, world.real_key[ev.to], chan_id, amount) else 0
 
 
-def _pay_direct(payer: LndClient, payee: LndClient, chan_id: int, amount: int) -> bool:
+def _pay_direct(payer: LndClient, payee: LndClient, payee_key: str, chan_id: int,
+                amount: int) -> bool:
     """One single-hop payment over the channel; whether it settled."""
     s = payer.s
     inv = payee.call(payee.ln.AddInvoice, payee.s.ln.Invoice(
         value_msat=amount, expiry=600, cltv_expiry=SHIFT_CLTV_DELTA, memo="realnet traffic"))
     height = payer.call(payer.ln.GetInfo, s.ln.GetInfoRequest()).block_height
-    payee_key = payee.call(payee.ln.GetInfo, payee.s.ln.GetInfoRequest()).identity_pubkey
     hop = s.ln.Hop(chan_id=chan_id, pub_key=payee_key, amt_to_forward_msat=amount,
                    expiry=height + SHIFT_CLTV_DELTA)
     hop.mpp_record.CopyFrom(s.ln.MPPRecord(payment_addr=inv.payment_addr, total_amt_msat=amount))
