@@ -47,8 +47,18 @@ def test_a_failure_names_the_hop_that_could_not_carry_the_shard(plays) -> None:
     assert failures, "the cheapest route's last hop (C to T) carries no shard this large"
     for router, a in failures:
         assert a.outcome == "TEMPORARY_CHANNEL_FAILURE", (router, a)
-        assert a.failure_index == 1 and a.has_update, (router, a)  # C, with its update
         assert a.scids == ["103x1x0", "106x1x0"], (router, a)
+        assert a.has_update, (router, a)
+        if a.failure_index == 0:
+            # S's own link refused it: lnd found this route for its second shard
+            # before its first shard, over the same channel S to C, was on the
+            # link, so lnd's bandwidth hint still showed the channel free. How
+            # often that race is won depends on the machine's speed; the driver
+            # cannot lose it, since its router plans a round's shards together.
+            assert router == "lnd-apriori", (router, a)
+        else:
+            assert a.failure_index == 1, (router, a)  # C, with its update
+    assert any(a.failure_index == 1 for r, a in failures if r == ROUTERS[1]), failures
     # The candidate's driver read C's channel just before: too little to spend.
     (paid,) = plays[ROUTERS[1]].real
     for a in paid.attempt_log:
