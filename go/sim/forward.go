@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math"
+
 	"github.com/lightningnetwork/lnd/lnwire"
 	"github.com/lightningnetwork/lnd/routing/route"
 	"github.com/routesim-evolve/routesim/routing"
@@ -47,63 +49,172 @@ const (
 	FinalCltvRejectDelta = 19
 )
 
-// forward sends a shard along rt hop by hop, as the nodes on the route would
-// (see forwardCheck and receiverCheck for what each checks, in lnd's order).
-// On success the shard's liquidity is held on every channel; on failure
-// everything it held is released. The route's structure (hops that exist and
-// connect) was checked by the runner.
+// forward sends one shard along rt, alone in its round (see forwardRound).
 func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
-	net := w.net
-	height := w.BlockHeight()
-	timestamp := uint32(w.now.Unix())
-	prevNode := w.source
-	var holds []legHold
-	// inbound is the forwarding node's own policy of the channel the
-	// HTLC came in over, whose inbound fee it adds (none for the sender).
-	var inbound *routing.CachedEdgePolicy
+	return w.forwardRound([]*route.Route{rt}, finalCltvDelta)[0]
+}
 
-	for i, hop := range rt.Hops {
-		ci := net.chanIndex[hop.ChannelID]
-		c := &net.channels[ci]
-		d := c.direction(prevNode)
-		if !w.online(c.nodes[1-d], w.now) {
-			// No link to an offline peer: lnd's switch fails the HTLC
-			// before it checks anything of the channel (peers.go).
-			w.release(holds)
-			return forwardOutcome{failIdx: i, failure: &lnwire.FailUnknownNextPeer{}}
-		}
-		msg, upd := forwardCheck(c, d, inbound, rt, i, height, timestamp)
-		if msg != nil && i > 0 {
-			// Non-strict forwarding: lnd's switch offers the HTLC over any
-			// channel to the same peer that passes the checks.
-			if alt, ok := w.parallelChannel(ci, d, inbound, rt, i, height, timestamp); ok {
-				ci, c = alt, &net.channels[alt]
-				d = c.direction(prevNode)
-				msg, upd = nil, nil
+// forwardRound sends the shards of one round, whose routes are in the order
+// sent, hop by hop as the nodes on the routes would (see forwardCheck and
+// receiverCheck for what each checks, in lnd's order), and returns each
+// one's outcome in the same order. The shards advance together: at step k
+// every shard still on its way is offered over its k-th channel, in the
+// order sent, since on real nodes a hop takes one commitment exchange
+// whatever the route, so a shard meets, on a channel, the shards that got
+// there in fewer hops, not the ones sent before it. A shard that arrives
+// holds its liquidity on every channel. A shard that fails at position i
+// frees what it held as its failure travels back, one hop per step: the
+// channel it left node j over is free again from step 2i-j+1, when node j
+// has the failure; until then the shards behind it meet that liquidity
+// held. The routes' structure (hops that exist and connect) was checked by
+// the runner.
+func (w *World) forwardRound(routes []*route.Route, finalCltvDelta uint16) []forwardOutcome {
+	round := newFlights(w, routes, finalCltvDelta)
+	for step := 0; round.onTheirWay(step); step++ {
+		round.releaseDue(step)
+		for _, f := range round.flights {
+			if f.at == step && !f.done {
+				round.advance(f)
 			}
 		}
-		if msg == nil {
-			msg = addHTLC(c, d)
-		}
-		if msg != nil {
-			w.release(holds)
-			out := forwardOutcome{failIdx: i, failure: msg, update: upd}
-			if upd != nil {
-				out.updateCh, out.updateDir = ci, d
-			}
-			return out
-		}
-		amt := amountOver(rt, i)
-		c.hold(d, amt)
-		holds = append(holds, legHold{channel: ci, dir: d, amt: amt})
-		prevNode = c.nodes[1-d]
-		inbound = c.actual[1-d]
 	}
-	if msg := receiverCheck(rt, height, finalCltvDelta); msg != nil {
-		w.release(holds)
-		return forwardOutcome{failIdx: len(rt.Hops), failure: msg}
+	round.releaseDue(math.MaxInt)
+	out := make([]forwardOutcome, len(round.flights))
+	for k, f := range round.flights {
+		out[k] = f.out
 	}
-	return forwardOutcome{failIdx: -1, holds: holds}
+	return out
+}
+
+// flight is one shard of a round on its way.
+type flight struct {
+	rt   *route.Route
+	at   int // the hop it is offered over next; its position on the route
+	from int // the node at that position
+	// inbound is the forwarding node's own policy of the channel the HTLC
+	// came in over, whose inbound fee it adds (none for the sender).
+	inbound *routing.CachedEdgePolicy
+	holds   []legHold
+	out     forwardOutcome
+	done    bool
+}
+
+// dueRelease is a hold a failed shard frees at a later step.
+type dueRelease struct {
+	step int
+	hold legHold
+}
+
+// roundFlights is a round being forwarded: its shards and the holds their
+// failures free later.
+type roundFlights struct {
+	w              *World
+	flights        []*flight
+	due            []dueRelease
+	finalCltvDelta uint16
+	height         uint32
+	timestamp      uint32
+}
+
+func newFlights(w *World, routes []*route.Route, finalCltvDelta uint16) *roundFlights {
+	r := &roundFlights{w: w, finalCltvDelta: finalCltvDelta,
+		height: w.BlockHeight(), timestamp: uint32(w.now.Unix())}
+	for _, rt := range routes {
+		r.flights = append(r.flights, &flight{rt: rt, from: w.source})
+	}
+	return r
+}
+
+// onTheirWay tells whether a shard is still to be offered at step or later.
+func (r *roundFlights) onTheirWay(step int) bool {
+	for _, f := range r.flights {
+		if !f.done && f.at >= step {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseDue frees the holds due by step.
+func (r *roundFlights) releaseDue(step int) {
+	kept := r.due[:0]
+	for _, d := range r.due {
+		if d.step <= step {
+			r.w.net.channels[d.hold.channel].release(d.hold.dir, d.hold.amt)
+		} else {
+			kept = append(kept, d)
+		}
+	}
+	r.due = kept
+}
+
+// advance offers f over its next channel, or to the receiver after its last.
+func (r *roundFlights) advance(f *flight) {
+	i := f.at
+	if i == len(f.rt.Hops) {
+		f.done = true
+		if msg := receiverCheck(f.rt, r.height, r.finalCltvDelta); msg != nil {
+			r.fail(f, forwardOutcome{failIdx: i, failure: msg})
+			return
+		}
+		f.out = forwardOutcome{failIdx: -1, holds: f.holds}
+		return
+	}
+	if out, failed := r.w.offer(f, r.height, r.timestamp); failed {
+		f.done = true
+		r.fail(f, out)
+		return
+	}
+	f.at++
+}
+
+// fail ends f with out and schedules the release of what it held.
+func (r *roundFlights) fail(f *flight, out forwardOutcome) {
+	f.out = out
+	for j, h := range f.holds {
+		r.due = append(r.due, dueRelease{step: 2*out.failIdx - j + 1, hold: h})
+	}
+	f.holds = nil
+}
+
+// offer is the node at f's position offering f over its next channel. It
+// holds the liquidity and moves f on, or returns the failure.
+func (w *World) offer(f *flight, height, timestamp uint32) (forwardOutcome, bool) {
+	net, rt, i := w.net, f.rt, f.at
+	ci := net.chanIndex[rt.Hops[i].ChannelID]
+	c := &net.channels[ci]
+	d := c.direction(f.from)
+	if !w.online(c.nodes[1-d], w.now) {
+		// No link to an offline peer: lnd's switch fails the HTLC
+		// before it checks anything of the channel (peers.go).
+		return forwardOutcome{failIdx: i, failure: &lnwire.FailUnknownNextPeer{}}, true
+	}
+	msg, upd := forwardCheck(c, d, f.inbound, rt, i, height, timestamp)
+	if msg != nil && i > 0 {
+		// Non-strict forwarding: lnd's switch offers the HTLC over any
+		// channel to the same peer that passes the checks.
+		if alt, ok := w.parallelChannel(ci, d, f.inbound, rt, i, height, timestamp); ok {
+			ci, c = alt, &net.channels[alt]
+			d = c.direction(f.from)
+			msg, upd = nil, nil
+		}
+	}
+	if msg == nil {
+		msg = addHTLC(c, d)
+	}
+	if msg != nil {
+		out := forwardOutcome{failIdx: i, failure: msg, update: upd}
+		if upd != nil {
+			out.updateCh, out.updateDir = ci, d
+		}
+		return out, true
+	}
+	amt := amountOver(rt, i)
+	c.hold(d, amt)
+	f.holds = append(f.holds, legHold{channel: ci, dir: d, amt: amt})
+	f.from = c.nodes[1-d]
+	f.inbound = c.actual[1-d]
+	return forwardOutcome{}, false
 }
 
 // forwardCheck is what the node at position i of rt (the sender at 0)

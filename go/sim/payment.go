@@ -83,6 +83,7 @@ func (p *paymentRun) play() {
 			p.giveUp(routerErr)
 			break
 		}
+		p.send(pending)
 		p.w.advance(seconds(p.w.sc.Clock.AttemptLatencySec))
 		p.collect(pending)
 		if p.terminal != "" && !p.complete() {
@@ -99,8 +100,8 @@ func (p *paymentRun) complete() bool {
 
 // dispatchRound asks the router for routes until the whole rest is in
 // flight, the shard cap or the attempt limit is reached, or the router says
-// no; each route is forwarded at once, so later shards of the round meet the
-// liquidity earlier ones hold. The cap counts every active shard of the
+// no. The router learns nothing within a round, so the round's shards are
+// sent together once it is planned (send). The cap counts every active shard of the
 // payment, as lnd's payment session does: the round's, and with Atomic the
 // ones held at the receiver from earlier rounds. The router is told the
 // round's shards in flight, as the contract has always said (a router that
@@ -131,14 +132,23 @@ func (p *paymentRun) dispatchRound() ([]shard, error) {
 			p.res.Error = problem
 			return pending, nil
 		}
-		s := shard{
+		pending = append(pending, shard{
 			id:      uint64(p.spec.Index)<<32 | uint64(p.res.Attempts),
 			attempt: p.res.Attempts, rt: rt, amt: amt, fee: fee, label: label,
-		}
-		s.out = p.w.forward(rt, p.spec.FinalCLTVDelta)
+		})
 		p.res.Attempts++
 		inFlight += amt
-		pending = append(pending, s)
+	}
+}
+
+// send forwards the shards of a round together (forwardRound).
+func (p *paymentRun) send(pending []shard) {
+	routes := make([]*route.Route, len(pending))
+	for k := range pending {
+		routes[k] = pending[k].rt
+	}
+	for k, out := range p.w.forwardRound(routes, p.spec.FinalCLTVDelta) {
+		pending[k].out = out
 	}
 }
 

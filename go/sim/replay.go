@@ -91,9 +91,8 @@ var replayStart = time.Unix(1_700_000_000, 0).UTC()
 
 // PredictRound runs the simulator's forwarding rules on the observed state
 // for the routes of one round, sent in this order, whose receiver's invoice
-// asks for finalCltvDelta, and returns what they predict for each. As in a
-// simulated round, a shard that arrives keeps holding its liquidity, so a
-// later one meets what is left.
+// asks for finalCltvDelta, and returns what they predict for each. The
+// shards go through together, as in a simulated round (forwardRound).
 func PredictRound(obs Observation, routes []*route.Route, finalCltvDelta uint16) ([]Prediction, error) {
 	w, err := replayWorld(obs)
 	if err != nil {
@@ -105,8 +104,7 @@ func PredictRound(obs Observation, routes []*route.Route, finalCltvDelta uint16)
 		}
 	}
 	out := make([]Prediction, 0, len(routes))
-	for _, rt := range routes {
-		f := w.forward(rt, finalCltvDelta)
+	for _, f := range w.forwardRound(routes, finalCltvDelta) {
 		out = append(out, Prediction{FailIndex: f.failIdx, Failure: f.failure, HasUpdate: f.update != nil})
 	}
 	return out, nil

@@ -187,3 +187,103 @@ func TestPredictRoundHoldsEarlierShards(t *testing.T) {
 		t.Fatalf("the second shard: %d %v, want temporary_channel_failure at A", ps[1].FailIndex, ps[1].Failure)
 	}
 }
+
+// pathHop is one channel of a test route and the node it leads to.
+type pathHop struct {
+	to   route.Vertex
+	scid uint64
+}
+
+// replayPath sends amt from S over hops, paying each forwarding node the
+// fee of replayChannel's policy, with its time-lock delta.
+func replayPath(amt lnwire.MilliSatoshi, hops ...pathHop) *route.Route {
+	n := len(hops)
+	// over[i] and lock[i] are the HTLC's amount and time lock over hop i.
+	over, lock := make([]lnwire.MilliSatoshi, n), make([]uint32, n)
+	over[n-1], lock[n-1] = amt, replayHeight+replayFinal
+	for i := n - 2; i >= 0; i-- {
+		over[i] = over[i+1] + lnwire.MilliSatoshi(replayAFeeBase) + over[i+1]/1000
+		lock[i] = lock[i+1] + 40
+	}
+	rt := &route.Route{SourcePubKey: replayS, TotalAmount: over[0], TotalTimeLock: lock[0]}
+	for i, h := range hops {
+		next := min(i+1, n-1)
+		rt.Hops = append(rt.Hops, &route.Hop{PubKeyBytes: h.to, ChannelID: h.scid,
+			AmtToForward: over[next], OutgoingTimeLock: lock[next]})
+	}
+	return rt
+}
+
+// TestPredictRoundAdvancesShardsTogether checks that a round's shards take a
+// channel in the order they reach it, hop by hop, not in the order sent, and
+// that a failed shard's liquidity comes back only as its failure travels
+// back, one hop per step.
+func TestPredictRoundAdvancesShardsTogether(t *testing.T) {
+	var (
+		b, c, d, e = route.Vertex{0x02, 4}, route.Vertex{0x02, 5}, route.Vertex{0x02, 6}, route.Vertex{0x02, 7}
+		plenty     = int64(1_000_000)
+		// oneShard leaves the funder room for one shard of replayAmt (plus
+		// the fees of a few hops), not two.
+		oneShard = int64(replayAmt/1000)*3/2 + replayReserve + replayBuffer - replayCommit
+	)
+	channel := func(id uint64, x, y route.Vertex, balX int64) ObservedChannel {
+		return replayChannel(id<<40|1<<16, x, y, balX, plenty)
+	}
+	scid := func(id uint64) uint64 { return id<<40 | 1<<16 }
+	t.Run("the shard nearer the channel takes it", func(t *testing.T) {
+		obs := Observation{Height: replayHeight, Source: replayS, Channels: []ObservedChannel{
+			channel(1, replayS, replayA, plenty), channel(2, replayS, b, plenty),
+			channel(3, b, replayA, plenty), channel(4, replayA, replayR, oneShard),
+		}}
+		routes := []*route.Route{
+			// Sent first, it reaches A–R at its third hop...
+			replayPath(replayAmt, pathHop{b, scid(2)}, pathHop{replayA, scid(3)}, pathHop{replayR, scid(4)}),
+			// ...after this one took it at its second.
+			replayPath(replayAmt, pathHop{replayA, scid(1)}, pathHop{replayR, scid(4)}),
+		}
+		ps, err := PredictRound(obs, routes, replayFinal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ps[0].FailIndex != 2 || ps[0].Failure.Code() != lnwire.CodeTemporaryChannelFailure {
+			t.Errorf("the farther shard: %d %v, want temporary_channel_failure at A (2)", ps[0].FailIndex, ps[0].Failure)
+		}
+		if ps[1].FailIndex != -1 {
+			t.Errorf("the nearer shard fails at %d (%v)", ps[1].FailIndex, ps[1].Failure)
+		}
+	})
+	t.Run("a failure frees its channels as it travels back", func(t *testing.T) {
+		obs := Observation{Height: replayHeight, Source: replayS, Channels: []ObservedChannel{
+			channel(1, replayS, replayA, plenty), channel(2, replayA, b, oneShard),
+			channel(3, b, replayR, plenty), channel(4, replayS, c, plenty),
+			channel(5, c, d, plenty), channel(6, d, replayA, plenty),
+			channel(7, d, e, plenty), channel(8, e, replayA, plenty),
+		}}
+		// The first shard takes A–B at step 1 and fails at B at step 2: it
+		// pays B too little. B's failure reaches A at step 3, so A–B is free
+		// from step 4.
+		first := replayPath(replayAmt, pathHop{replayA, scid(1)}, pathHop{b, scid(2)}, pathHop{replayR, scid(3)})
+		first.Hops[1].AmtToForward++
+		routes := []*route.Route{first,
+			// A–B at step 3: still held.
+			replayPath(replayAmt, pathHop{c, scid(4)}, pathHop{d, scid(5)}, pathHop{replayA, scid(6)},
+				pathHop{b, scid(2)}, pathHop{replayR, scid(3)}),
+			// A–B at step 4: free again.
+			replayPath(replayAmt, pathHop{c, scid(4)}, pathHop{d, scid(5)}, pathHop{e, scid(7)},
+				pathHop{replayA, scid(8)}, pathHop{b, scid(2)}, pathHop{replayR, scid(3)}),
+		}
+		ps, err := PredictRound(obs, routes, replayFinal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct {
+			idx  int
+			code lnwire.FailCode
+		}{{2, lnwire.CodeFeeInsufficient}, {3, lnwire.CodeTemporaryChannelFailure}, {-1, 0}}
+		for k, w := range want {
+			if ps[k].FailIndex != w.idx || (w.idx >= 0 && ps[k].Failure.Code() != w.code) {
+				t.Errorf("shard %d: %d %v, want %d %v", k, ps[k].FailIndex, ps[k].Failure, w.idx, w.code)
+			}
+		}
+	})
+}

@@ -3,10 +3,10 @@ nodes, its real outcome beside what the simulator's forwarding rules predict
 from the channel state the round's nodes showed just before its shards went out.
 
 The prediction is the trusted `realreplay` tool's (go/cmd/realreplay, which
-runs go/sim's own forward on the observed state: go/sim/replay.go), so the
+runs go/sim's own forwarding on the observed state: go/sim/replay.go), so the
 rules compared are the simulator's, not a copy of them. A round's shards are
-predicted in the order they were sent, each keeping what it took for the next,
-as in a simulated round. An attempt agrees when
+predicted as a simulated round forwards them: hop by hop together, in the
+order sent at each step. An attempt agrees when
 both say it arrived (the real shard settled or is held by the receiver), or
 both fail it at the same node with the same code. Whether a failure carried a
 channel update is not compared: at the sender's own channel lnd sometimes
@@ -153,8 +153,8 @@ def _causes(attempts: list[RealAttempt], said: list[Outcome]) -> list[str]:
     """For each disagreement of a round, what the record shows ("" where the
     shard agrees): two shards raced for one channel, each failing in one
     telling where the other arrived (the real nodes let the other through
-    first: a shorter path reaches a shared channel sooner, where the
-    simulator forwards shards whole, in the order sent); else another shard
+    first: two shards at the same hop of their routes, whose order the
+    simulator takes as sent); else another shard
     crossed one of its channels; else nothing the record explains."""
     real = [_real(a) for a in attempts]
     out = []
