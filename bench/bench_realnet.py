@@ -160,7 +160,11 @@ def main() -> None:
                 rows += play.agreement
                 saved.append({"scenario": scenario.stem, "router": play.router,
                               "real": [p.model_dump() for p in play.real],
+                              "sim_success": [p.success for p in play.sim.payments]
+                              if play.sim else [],
                               "agreement": [r.model_dump() for r in play.agreement]})
+            if args.json is not None:  # after each scenario: a crash loses one at most
+                args.json.write_text(json.dumps(saved))
             lnd, champ = plays["lnd-apriori"], plays[args.champion]
             assert lnd.sim is not None
             for real, sim in zip(lnd.real, lnd.sim.payments, strict=True):
@@ -169,8 +173,6 @@ def main() -> None:
             for mine, theirs in zip(champ.real, lnd.real, strict=True):
                 champ_lead.append(float(mine.success) - float(theirs.success))
                 clusters_b.append(scenario.stem)
-    if args.json is not None:
-        args.json.write_text(json.dumps(saved))
     boot = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
     # A bootstrap of differences that are all 0 is the empty [0, 0]: the
     # interval printed is the exact bound on the share of payments whose
