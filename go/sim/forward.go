@@ -49,11 +49,6 @@ const (
 	FinalCltvRejectDelta = 19
 )
 
-// forward sends one shard along rt, alone in its round (see forwardRound).
-func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
-	return w.forwardRound([]*route.Route{rt}, finalCltvDelta)[0]
-}
-
 // forwardRound sends the shards of one round, whose routes are in the order
 // sent, hop by hop as the nodes on the routes would (see forwardCheck and
 // receiverCheck for what each checks, in lnd's order), and returns each

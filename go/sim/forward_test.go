@@ -9,6 +9,11 @@ import (
 	"github.com/routesim-evolve/routesim/scenario"
 )
 
+// forward sends one shard along rt, alone in its round (see forwardRound).
+func (w *World) forward(rt *route.Route, finalCltvDelta uint16) forwardOutcome {
+	return w.forwardRound([]*route.Route{rt}, finalCltvDelta)[0]
+}
+
 // TestForwardFailureCodes checks that each check of the forwarding path
 // fails with the right code at the right node, and that a failed shard
 // leaves every balance as it was.
