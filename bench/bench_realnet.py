@@ -25,7 +25,8 @@ world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
     python bench/bench_realnet.py [--scenarios 1] [--arenas base,drift,atomic_mpp]
                                   [--champion champions/targeted.go] [--no-seed] [--seed N]
                                   [--json OUT]
-    python bench/bench_realnet.py --table-from OUT   # the agreement table of a saved run
+    python bench/bench_realnet.py --table-from OUT   # a saved run's table and figures,
+                                                     # as far as it went
 """
 
 from __future__ import annotations
@@ -116,6 +117,54 @@ def row(scenario: Path, play: RouterPlay) -> str:
             f"{play.peak_rss_mib:.0f} | {len(play.traffic_moved)} | {len(play.changes)} |")
 
 
+def closing_lines(saved: list[dict], champion: str) -> list[str]:
+    """The run's figures from its saved records (one per scenario and router):
+    lnd in the simulator against lnd on real nodes, per arena and over all,
+    the champion against lnd on real nodes, and the one closing line."""
+    by = {(e["scenario"], e["router"]): e for e in saved}
+    scenarios = sorted({e["scenario"] for e in saved})
+    lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
+    per_arena: dict[str, list[float]] = {}
+    for stem in scenarios:
+        lnd, champ = by.get((stem, "lnd-apriori")), by.get((stem, Path(champion).name))
+        if lnd is None or champ is None:
+            continue  # the run stopped inside this scenario
+        real_lnd = [p["success"] for p in lnd["real"]]
+        for real, sim in zip(real_lnd, lnd["sim_success"], strict=True):
+            lnd_gap.append(float(sim) - float(real))
+            clusters_a.append(stem)
+            per_arena.setdefault(stem.rsplit("-", 1)[0], []).append(float(sim) - float(real))
+        for mine, theirs in zip((p["success"] for p in champ["real"]), real_lnd, strict=True):
+            champ_lead.append(float(mine) - float(theirs))
+            clusters_b.append(stem)
+    if not lnd_gap:
+        return ["no scenario was played to its end by both lnd and the champion"]
+    lines = [f"{len(lnd_gap)} payments, {len(set(clusters_a))} scenarios"]
+    for arena, gaps in sorted(per_arena.items()):
+        differ = sum(1 for d in gaps if d != 0)
+        lines.append(f"  {arena}: lnd sim and real differ on {differ} of {len(gaps)} payments "
+                     f"(sim settled {sum(1 for d in gaps if d > 0)} real did not, real "
+                     f"{sum(1 for d in gaps if d < 0)} sim did not; 95 % upper bound on the "
+                     f"share that differs {differ_upper_bound(differ, len(gaps)):.3f})")
+    boot = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
+    # A bootstrap of differences that are all 0 is the empty [0, 0]: the
+    # interval printed is the exact bound on the share of payments whose
+    # outcome differs, which bounds the difference either way.
+    differ = sum(1 for d in lnd_gap if d != 0)
+    bound = differ_upper_bound(differ, len(lnd_gap))
+    b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
+    rows = [AgreementRow.model_validate(r) for e in saved
+            if (e["scenario"], e["router"]) in by and e["scenario"] in set(clusters_a)
+            for r in e["agreement"]]
+    lines += [f"lnd sim and real differ on {differ} of {len(lnd_gap)} payments (95 % upper "
+              f"bound {bound:.3f}); the bootstrap over scenarios gives {boot[0]:.3f} "
+              f"[{boot[1]:.3f}, {boot[2]:.3f}]",
+              f"realnet: agreement {100 * agreement_share(rows):.1f} % of {len(rows)} attempts; "
+              f"lnd sim-real success {boot[0]:.3f} [{-bound:.3f}, {bound:.3f}]; "
+              f"champion-lnd real {b[0]:.3f} [{b[1]:.3f}, {b[2]:.3f}]"]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", type=int, default=1, help="scenarios per arena")
@@ -127,19 +176,20 @@ def main() -> None:
     parser.add_argument("--no-seed", action="store_true",
                         help="play lnd and the champion only (more scenarios in the time)")
     parser.add_argument("--table-from", type=Path,
-                        help="print the agreement table of a saved --json run, and stop")
+                        help="print the agreement table and the figures of a saved --json "
+                        "run (as far as it went), and stop")
     args = parser.parse_args()
     if args.table_from is not None:
-        saved_rows = agreement_table(
-            RealPayment.model_validate(p) for e in json.loads(args.table_from.read_text())
-            for p in e["real"])
-        print(format_table(saved_rows))
+        records = json.loads(args.table_from.read_text())
+        print(format_table(agreement_table(
+            RealPayment.model_validate(p) for e in records for p in e["real"])))
+        if all("sim_success" in e for e in records):  # saved since the simulator's were kept
+            print("\n".join(closing_lines(records, args.champion)))
         return
     bins = real_binaries(say=print)
     seed_router = str(go_module_dir() / CANDIDATE_SLOT)
     routers = ["lnd-apriori", args.champion] if args.no_seed else [
         "lnd-apriori", seed_router, args.champion]
-    lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
     rows: list[AgreementRow] = []
     saved: list[dict] = []
     print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
@@ -165,31 +215,9 @@ def main() -> None:
                               "agreement": [r.model_dump() for r in play.agreement]})
             if args.json is not None:  # after each scenario: a crash loses one at most
                 args.json.write_text(json.dumps(saved))
-            lnd, champ = plays["lnd-apriori"], plays[args.champion]
-            assert lnd.sim is not None
-            for real, sim in zip(lnd.real, lnd.sim.payments, strict=True):
-                lnd_gap.append(float(sim.success) - float(real.success))
-                clusters_a.append(scenario.stem)
-            for mine, theirs in zip(champ.real, lnd.real, strict=True):
-                champ_lead.append(float(mine.success) - float(theirs.success))
-                clusters_b.append(scenario.stem)
-    boot = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
-    # A bootstrap of differences that are all 0 is the empty [0, 0]: the
-    # interval printed is the exact bound on the share of payments whose
-    # outcome differs, which bounds the difference either way.
-    differ = sum(1 for d in lnd_gap if d != 0)
-    bound = differ_upper_bound(differ, len(lnd_gap))
-    a = (boot[0], -bound, bound)
-    b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
-    print(f"\n{len(lnd_gap)} payments, {len(scenarios)} scenarios, "
-          f"{time.monotonic() - started:.0f} s in all")
+    print(f"\n{len(scenarios)} scenarios, {time.monotonic() - started:.0f} s in all")
     print(format_table(rows))
-    print(f"lnd sim and real differ on {differ} of {len(lnd_gap)} payments (95 % upper bound "
-          f"{bound:.3f}); the bootstrap over scenarios gives {boot[0]:.3f} "
-          f"[{boot[1]:.3f}, {boot[2]:.3f}]")
-    print(f"realnet: agreement {100 * agreement_share(rows):.1f} % of {len(rows)} attempts; "
-          f"lnd sim-real success {a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]; "
-          f"champion-lnd real {b[0]:.3f} [{b[1]:.3f}, {b[2]:.3f}]")
+    print("\n".join(closing_lines(saved, args.champion)))
 
 
 if __name__ == "__main__":
