@@ -49,9 +49,11 @@ from routesim_evolve.realnet.agreement import (
 )
 from routesim_evolve.realnet.build import real_binaries
 from routesim_evolve.realnet.compare import RouterPlay, play_router
+from routesim_evolve.realnet.network import RealnetError
 from routesim_evolve.realnet.play import RealPayment
 from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW, LND_MIN_CLTV_DELTA
 from routesim_evolve.score.stats import bootstrap_mean_ci, differ_upper_bound
+from routesim_evolve.simulate.session import SessionError
 
 #: lnd's dust limit, the least reserve it asks (lnwallet.DustLimitForSize).
 DUST_LIMIT_SAT = 354
@@ -192,6 +194,7 @@ def main() -> None:
         "lnd-apriori", seed_router, args.champion]
     rows: list[AgreementRow] = []
     saved: list[dict] = []
+    failed: list[str] = []
     print("| scenario | router | payments | real settled | sim settled | real attempts/payment | "
           "sim attempts/payment | real fee msat | sim fee msat | setup s | s/payment | "
           "peak MiB | traffic shifts | changes |")
@@ -203,9 +206,18 @@ def main() -> None:
             plays = {}
             for router in routers:
                 t0 = time.monotonic()
-                plays[router] = play_router(scenario, router, bins, say=lambda _m: None)
+                try:
+                    plays[router] = play_router(scenario, router, bins, say=lambda _m: None)
+                except (RealnetError, SessionError) as exc:
+                    # One broken play costs its scenario, not the run.
+                    print(f"| {scenario.stem} | {Path(router).name} | not played: "
+                          f"{str(exc).splitlines()[0]} |", flush=True)
+                    failed.append(f"{scenario.stem} {Path(router).name}: {exc}")
+                    break
                 print(row(scenario, plays[router]), f"<!-- {time.monotonic() - t0:.0f} s -->",
                       flush=True)
+            if len(plays) < len(routers):
+                continue
             for play in plays.values():
                 rows += play.agreement
                 saved.append({"scenario": scenario.stem, "router": play.router,
@@ -218,6 +230,8 @@ def main() -> None:
     print(f"\n{len(scenarios)} scenarios, {time.monotonic() - started:.0f} s in all")
     print(format_table(rows))
     print("\n".join(closing_lines(saved, args.champion)))
+    for what in failed:
+        print(f"not played: {what}")
 
 
 if __name__ == "__main__":
