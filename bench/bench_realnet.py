@@ -125,7 +125,7 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     the champion against lnd on real nodes, and the one closing line."""
     by = {(e["scenario"], e["router"]): e for e in saved}
     scenarios = sorted({e["scenario"] for e in saved})
-    lnd_gap, champ_lead, clusters_a, clusters_b = [], [], [], []
+    lnd_gap, champ_lead, champ_lead_sim, clusters_a, clusters_b = [], [], [], [], []
     per_arena: dict[str, list[float]] = {}
     for stem in scenarios:
         lnd, champ = by.get((stem, "lnd-apriori")), by.get((stem, Path(champion).name))
@@ -139,6 +139,8 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
         for mine, theirs in zip((p["success"] for p in champ["real"]), real_lnd, strict=True):
             champ_lead.append(float(mine) - float(theirs))
             clusters_b.append(stem)
+        champ_lead_sim += [float(m) - float(t)
+                           for m, t in zip(champ["sim_success"], lnd["sim_success"], strict=True)]
     if not lnd_gap:
         return ["no scenario was played to its end by both lnd and the champion"]
     lines = [f"{len(lnd_gap)} payments, {len(set(clusters_a))} scenarios"]
@@ -155,12 +157,15 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     differ = sum(1 for d in lnd_gap if d != 0)
     bound = differ_upper_bound(differ, len(lnd_gap))
     b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
+    b_sim = bootstrap_mean_ci(champ_lead_sim, clusters=clusters_b)
     rows = [AgreementRow.model_validate(r) for e in saved
             if (e["scenario"], e["router"]) in by and e["scenario"] in set(clusters_a)
             for r in e["agreement"]]
     lines += [f"lnd sim and real differ on {differ} of {len(lnd_gap)} payments (95 % upper "
               f"bound {bound:.3f}); the bootstrap over scenarios gives {boot[0]:.3f} "
               f"[{boot[1]:.3f}, {boot[2]:.3f}]",
+              f"champion-lnd in the simulator on the same payments {b_sim[0]:.3f} "
+              f"[{b_sim[1]:.3f}, {b_sim[2]:.3f}]",
               f"realnet: agreement {100 * agreement_share(rows):.1f} % of {len(rows)} attempts; "
               f"lnd sim-real success {boot[0]:.3f} [{-bound:.3f}, {bound:.3f}]; "
               f"champion-lnd real {b[0]:.3f} [{b[1]:.3f}, {b[2]:.3f}]"]
