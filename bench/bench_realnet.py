@@ -25,8 +25,8 @@ world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
     python bench/bench_realnet.py [--scenarios 1] [--arenas base,drift,atomic_mpp]
                                   [--champion champions/targeted.go] [--no-seed] [--seed N]
                                   [--json OUT]
-    python bench/bench_realnet.py --table-from OUT   # a saved run's table and figures,
-                                                     # as far as it went
+    python bench/bench_realnet.py --table-from OUT [OUT ...]   # saved runs' table and
+                                                               # figures, as far as they went
 """
 
 from __future__ import annotations
@@ -182,12 +182,17 @@ def main() -> None:
                         "and observed rounds, and the agreement table here")
     parser.add_argument("--no-seed", action="store_true",
                         help="play lnd and the champion only (more scenarios in the time)")
-    parser.add_argument("--table-from", type=Path,
-                        help="print the agreement table and the figures of a saved --json "
-                        "run (as far as it went), and stop")
+    parser.add_argument("--table-from", type=Path, nargs="+", metavar="OUT",
+                        help="print the agreement table and the figures of saved --json "
+                        "runs of one --seed (as far as they went; a scenario saved twice "
+                        "counts once), "
+                        "and stop")
     args = parser.parse_args()
     if args.table_from is not None:
-        records = json.loads(args.table_from.read_text())
+        # Several saves are read as one run; a scenario saved twice counts once.
+        kept = {(e["scenario"], e["router"]): e
+                for f in args.table_from for e in json.loads(f.read_text())}
+        records = list(kept.values())
         print(format_table(agreement_table(
             RealPayment.model_validate(p) for e in records for p in e["real"])))
         if all("sim_success" in e for e in records):  # saved since the simulator's were kept
