@@ -5,15 +5,19 @@ simulator's world noted."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from routesim_evolve.layout import PROJECT_ROOT
 from routesim_evolve.realnet.world import (
+    ANCHOR_RESERVE_MAX_SAT,
+    ANCHOR_RESERVE_PER_CHANNEL_SAT,
     FUNDER_FLOOR_SAT,
     ChannelStart,
     WorldStart,
     _plan,
     _small_slot_nodes,
+    anchor_reserves,
     world_start,
 )
 
@@ -48,6 +52,23 @@ def test_a_funder_too_poor_to_pay_its_commitment_is_swapped_and_noted() -> None:
     plan = _plan(_channel((poor, 1_000_000_000 - poor), funder=0), changes)
     assert plan.funder == B and plan.push_sat == poor // 1000
     assert len(changes) == 1 and "funder is end 1" in changes[0]
+
+
+def test_a_funder_keeps_the_anchor_reserve_of_every_channel_it_has() -> None:
+    """lnd refuses an open that leaves the wallet short of the reserve for every
+    anchor channel of the node, the ones opened to it too (a seed-13 drift world
+    failed so: `reserved wallet balance invalidated`)."""
+    hub, leaves = "02" + "c" * 64, [f"03{k:064x}" for k in range(12)]
+    changes: list[str] = []
+    plan = _plan(_channel((700_000_000, 300_000_000), funder=0), changes)
+    to_hub = [replace(plan, funder=leaf, other=hub) for leaf in leaves]
+    own = replace(plan, funder=hub, other=leaves[0])
+    reserves = anchor_reserves([*to_hub[:3], own])
+    assert reserves[hub] == 4 * ANCHOR_RESERVE_PER_CHANNEL_SAT  # three opened to it, one its own
+    assert reserves[leaves[0]] == 2 * ANCHOR_RESERVE_PER_CHANNEL_SAT
+    assert reserves[leaves[1]] == ANCHOR_RESERVE_PER_CHANNEL_SAT
+    assert set(reserves) == {hub, *leaves[:3]}  # only funders hold on-chain funds
+    assert anchor_reserves([*to_hub, own])[hub] == ANCHOR_RESERVE_MAX_SAT  # lnd's cap
 
 
 def test_small_slot_limits_belong_to_the_receiving_end() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +45,13 @@ FUNDER_FLOOR_SAT: Final = 5_000
 
 #: On-chain margin per channel for the funding transaction's fee, in sat.
 FUNDING_FEE_MARGIN_SAT: Final = 50_000
+
+#: What lnd keeps in a node's wallet to fee-bump its anchor channels' closes,
+#: per channel (every anchor channel of the node, whoever opened it) and at
+#: most (lnwallet.AnchorChanReservedValue, MaxAnchorChanReservedValue): an
+#: open that leaves less is refused (ErrReservedValueInvalidated).
+ANCHOR_RESERVE_PER_CHANNEL_SAT: Final = 10_000
+ANCHOR_RESERVE_MAX_SAT: Final = 100_000
 
 #: The least cltv delta lnd accepts in a policy (lncfg.MinTimeLockDelta).
 LND_MIN_CLTV_DELTA: Final = 24
@@ -246,6 +253,16 @@ def _small_slot_nodes(start: WorldStart) -> dict[str, int]:
     return out
 
 
+def anchor_reserves(plans: list[_ChannelPlan]) -> dict[str, int]:
+    """What each funder must keep in its wallet, in sat, to open its last
+    channel: lnd counts every anchor channel of the node, opened by it or
+    to it, so a node with many channels opened to it may fund one of its
+    own only if it keeps the reserve for all of them."""
+    channels = Counter(end for p in plans for end in (p.funder, p.other))
+    return {key: min(ANCHOR_RESERVE_PER_CHANNEL_SAT * channels[key], ANCHOR_RESERVE_MAX_SAT)
+            for key in sorted({p.funder for p in plans})}
+
+
 def _fund_funders(world: RealWorld, plans: list[_ChannelPlan], tell: Say) -> None:
     """One on-chain output per channel, to its funder, in one transaction
     (lnd spends only confirmed outputs, so a funder opening several
@@ -259,6 +276,11 @@ def _fund_funders(world: RealWorld, plans: list[_ChannelPlan], tell: Say) -> Non
         amount = p.capacity_sat + FUNDING_FEE_MARGIN_SAT
         outputs[address] = amount
         wanted[p.funder].append((address, amount))
+    # Each funder's anchor reserve, an output no open spends.
+    for key, amount in anchor_reserves(plans).items():
+        address = world.nodes[key].cli("newaddress", "p2wkh")["address"]
+        outputs[address] = amount
+        wanted[key].append((address, amount))
     tell(f"realnet: funding {len(plans)} channels in one transaction")
     first.cli("sendmany", json.dumps(outputs), "--force")
     world.net.mine(6)
