@@ -9,7 +9,6 @@ seed, not a hidden world), so that both play the same starting balances.
 
 from __future__ import annotations
 
-import concurrent.futures as futures
 import tempfile
 import time
 from collections.abc import Callable
@@ -155,9 +154,8 @@ def _play_candidate(world: RealWorld, specs: list[PaymentSpec], traffic: RealTra
                     binary: Path, say: Say) -> list[RealPayment]:
     out = []
     with tempfile.TemporaryDirectory(prefix="realnet-router-") as scratch, \
-            ServedProcess(binary, ["--serve"], SESSION_LIMITS, Path(scratch)) as served, \
-            futures.ThreadPoolExecutor(max_workers=32) as pool:
-        player = CandidatePlayer(world, served.ask, pool)
+            ServedProcess(binary, ["--serve"], SESSION_LIMITS, Path(scratch)) as served:
+        player = CandidatePlayer(world, served.ask)
         for spec in specs:
             traffic.before_payment(spec.index)
             out.append(player.play(spec))

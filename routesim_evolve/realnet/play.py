@@ -51,6 +51,15 @@ INVOICE_EXPIRY_S: Final = 3600
 #: The wait for one answer of the served router.
 ROUTER_ANSWER_S: Final = 60.0
 
+#: The gap between two shards of a round going out. Sent at once from a
+#: thread pool, shards reached the sender's lnd in any order, so two that
+#: met at the same hop of a channel raced as the threads happened to run.
+#: Each is now sent from the driver's thread (LndClient.call_soon), in the
+#: order the router gave them, the order the simulator takes at a tie; the
+#: gap keeps lnd's goroutines from reordering them, and stays far under the
+#: time a hop takes (a commitment exchange), so no shard falls a hop behind.
+SHARD_GAP_S: Final = 0.002
+
 #: lnd's default bimodal estimator (routing.DefaultBimodalConfig).
 BIMODAL_DEFAULTS: Final = {"scale_msat": 300_000_000, "node_weight": 0.2,
                            "decay_time": 7 * 24 * 3600}
@@ -203,9 +212,9 @@ class _Shard:
 class CandidatePlayer:
     """Plays payments with a served candidate router on a real world."""
 
-    def __init__(self, world: RealWorld, ask: Callable[[dict[str, Any], float], dict[str, Any]],
-                 pool: futures.ThreadPoolExecutor) -> None:
-        self.world, self.ask, self.pool = world, ask, pool
+    def __init__(self, world: RealWorld,
+                 ask: Callable[[dict[str, Any], float], dict[str, Any]]) -> None:
+        self.world, self.ask = world, ask
         self.sender = world.sender
         self.source = world.real_key[world.start.source]
 
@@ -267,7 +276,8 @@ class _PaymentRun:
         goes out at once. The router learns nothing within a round, so
         asking for all its routes before sending any changes nothing it
         sees; the state read before the round is what the simulator's rules
-        replay the round on (agreement.py)."""
+        replay the round on (agreement.py). The shards go out in the order
+        planned, SHARD_GAP_S apart."""
         planned: list[tuple[ServedRoute, int, int]] = []
         in_flight = 0
         while True:
@@ -300,8 +310,12 @@ class _PaymentRun:
             self.p.world, [r.model_dump(exclude={"label"}) for r, _, _ in planned],
             self.spec.final_cltv_delta))
         first = self.attempts - len(planned)
-        return [self._send(first + k, route, amount, fee)
-                for k, (route, amount, fee) in enumerate(planned)]
+        shards = []
+        for k, (route, amount, fee) in enumerate(planned):
+            if k:
+                time.sleep(SHARD_GAP_S)
+            shards.append(self._send(first + k, route, amount, fee))
+        return shards
 
     def _check(self, route: ServedRoute, unsent: int,
                planned_fees: int) -> tuple[int, int] | str:
@@ -337,7 +351,7 @@ class _PaymentRun:
                         total_amt_msat=route.total_amount_msat, hops=hops)
         request = s.router.SendToRouteRequest(payment_hash=self.inv.r_hash, route=rt,
                                               skip_temp_err=True)
-        future = self.p.pool.submit(sender.call, sender.router.SendToRouteV2, request, 600.0)
+        future = sender.call_soon(sender.router.SendToRouteV2, request, 600.0)
         return _Shard(attempt_id, route, amount, fee, future, time.monotonic())
 
     def _collect(self, shards: list[_Shard]) -> None:

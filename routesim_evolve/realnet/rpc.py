@@ -18,6 +18,7 @@ protobuf have no such tie.
 
 from __future__ import annotations
 
+import concurrent.futures as futures
 import importlib
 import sys
 from collections.abc import Iterator
@@ -129,6 +130,26 @@ class LndClient:
             return method(request, timeout=timeout)
         except grpc.RpcError as exc:
             raise RpcError(f"{self.name}: {_method_name(method)}: {exc.details()}") from exc
+
+    def call_soon(self, method: Any, request: Any, timeout: float = 60.0) -> futures.Future[Any]:
+        """One unary call sent now, from the caller's thread, so that calls
+        made one after another reach the node in that order; its answer
+        comes in the future returned (a gRPC error as RpcError)."""
+        import grpc
+
+        out: futures.Future[Any] = futures.Future()
+
+        def done(call: Any) -> None:
+            try:
+                out.set_result(call.result())
+            except grpc.RpcError as exc:
+                out.set_exception(RpcError(f"{self.name}: {_method_name(method)}: "
+                                           f"{exc.details()}"))
+            except Exception as exc:  # cancelled
+                out.set_exception(exc)
+
+        method.future(request, timeout=timeout).add_done_callback(done)
+        return out
 
     def stream(self, method: Any, request: Any, timeout: float) -> Iterator[Any]:
         """A server stream's messages; a gRPC error becomes RpcError."""
