@@ -82,14 +82,19 @@ def _small_slot_nodes_of(slots: tuple[int, int]) -> dict[str, int]:
     return _small_slot_nodes(start)
 
 
-def test_world_start_lists_the_simulators_traffic_before_the_last_payment() -> None:
+def test_world_start_lists_the_simulators_traffic_to_the_last_payments_latest_end() -> None:
     drift = PROJECT_ROOT / "corpus" / "test" / "drift-001.json"
     start = world_start(drift)
     from routesim_evolve.corpus.load import load_scenario
 
     sc = load_scenario(drift).scenario
-    last = (len(sc.payments) - 1) * sc.clock.payment_interval_s
+    # A payment starts at its slot or when the one before ended; each round
+    # (an attempt at least) takes the attempt latency.
+    rounds = sum(p.max_attempts or sc.defaults.max_attempts for p in sc.payments)
+    last = ((len(sc.payments) - 1) * sc.clock.payment_interval_s
+            + rounds * sc.clock.attempt_latency_s)
     assert start.traffic, "the drift arena moves liquidity between payments"
+    assert start.traffic[-1].at_s > (len(sc.payments) - 1) * sc.clock.payment_interval_s
     ends = {c.scid: set(c.nodes) for c in start.channels}
     times = [ev.at_s for ev in start.traffic]
     assert times == sorted(times) and times[0] > 0 and times[-1] <= last

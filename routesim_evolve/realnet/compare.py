@@ -118,6 +118,9 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
         if not build.ok or build.binary is None:
             raise RealnetError(f"{router}: the candidate does not build: {build.message}")
         binary = build.binary
+    # The simulator's play first: lnd's real payments keep its clock (_play_lnd).
+    sim = (reference_result(scenario, router) if source is None
+           else run_candidate(source, scenario).result)
     with Regtest(bins, say=say) as net:
         t0 = time.monotonic()
         world = build_world(net, start, commit_fee_rate(sc), say=say)
@@ -125,14 +128,13 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
         pids = net.pids()
         try:
             specs = payment_specs(sc, world)
-            traffic = RealTraffic(world, start.traffic, sc.clock.payment_interval_s)
-            real = (_play_lnd(world, specs, traffic, LND_ROUTERS[router], say) if binary is None
-                    else _play_candidate(world, specs, traffic, binary, say))
+            traffic = RealTraffic(world, start.traffic, sc.clock.payment_interval_s,
+                                  sc.clock.attempt_latency_s)
+            real = (_play_lnd(world, specs, traffic, LND_ROUTERS[router], _rounds(sim), say)
+                    if binary is None else _play_candidate(world, specs, traffic, binary, say))
             memory = net.peak_rss_mib()
         finally:
             world.close()
-    sim = (reference_result(scenario, router) if source is None
-           else run_candidate(source, scenario).result)
     return RouterPlay(router=router if source is None else Path(router).name, real=real,
                       sim=sim, setup_s=setup, changes=world.changes, pids=pids,
                       peak_rss_mib=memory, traffic_moved=traffic.moved,
@@ -140,14 +142,24 @@ def play_router(scenario: Path, router: str, bins: RealBinaries, say: Say) -> Ro
 
 
 def _play_lnd(world: RealWorld, specs: list[PaymentSpec], traffic: RealTraffic, estimator: str,
-              say: Say) -> list[RealPayment]:
+              rounds: list[int], say: Say) -> list[RealPayment]:
+    """lnd's own payments. lnd shows no rounds, so the clock of the traffic
+    moves as the simulator's lnd moved it: by its rounds on each payment."""
     set_mission_control(world.sender, estimator)
     out = []
     for spec in specs:
         traffic.before_payment(spec.index)
         out.append(play_lnd(world, spec))
+        traffic.after_round(rounds[spec.index] if spec.index < len(rounds) else 0)
         say(_line(out[-1]))
     return out
+
+
+def _rounds(sim: Result | None) -> list[int]:
+    """How many rounds the simulator's router took on each payment."""
+    if sim is None:
+        return []
+    return [max((a.round for a in p.attempt_log), default=-1) + 1 for p in sim.payments]
 
 
 def _play_candidate(world: RealWorld, specs: list[PaymentSpec], traffic: RealTraffic,
@@ -155,7 +167,7 @@ def _play_candidate(world: RealWorld, specs: list[PaymentSpec], traffic: RealTra
     out = []
     with tempfile.TemporaryDirectory(prefix="realnet-router-") as scratch, \
             ServedProcess(binary, ["--serve"], SESSION_LIMITS, Path(scratch)) as served:
-        player = CandidatePlayer(world, served.ask)
+        player = CandidatePlayer(world, served.ask, between_rounds=traffic.after_round)
         for spec in specs:
             traffic.before_payment(spec.index)
             out.append(player.play(spec))

@@ -213,7 +213,11 @@ class CandidatePlayer:
     """Plays payments with a served candidate router on a real world."""
 
     def __init__(self, world: RealWorld,
-                 ask: Callable[[dict[str, Any], float], dict[str, Any]]) -> None:
+                 ask: Callable[[dict[str, Any], float], dict[str, Any]],
+                 between_rounds: Callable[[], None] = lambda: None) -> None:
+        #: Called after each round's results are in (the background traffic
+        #: of the round's time, RealTraffic.after_round).
+        self.between_rounds = between_rounds
         self.world, self.ask = world, ask
         self.sender = world.sender
         self.source = world.real_key[world.start.source]
@@ -267,6 +271,7 @@ class _PaymentRun:
                                    else "attempts_exhausted")
                 return
             self._collect(shards)
+            self.p.between_rounds()
             self.round += 1
 
     def _dispatch(self) -> list[_Shard]:

@@ -4,12 +4,14 @@ by one end of the channel to the other, over that channel alone.
 
 The events come from the trusted worldstart tool (sim.World.TrafficUntil), so
 they are the simulator's own: same channels, same directions, same sizes, in
-the same order. Before each payment the driver plays every event that comes
-before the payment's start in the simulator's clock. What moves is what the
-payer may spend then (lnd's availableCommitmentBalance, as the simulator's
-shift takes). The simulator also moves traffic while a payment's attempts
-take virtual time; on real nodes those events come before the next payment
-instead (docs/realnet.md, "How the simulator's arenas map onto real nodes").
+the same order, on the simulator's clock: a payment starts at its slot or when
+the one before ended, whichever is later, and each round of a served router's
+payment takes the scenario's attempt latency, so the events of that time are
+played between its rounds, as the simulator plays them. lnd's SendPaymentV2
+has no rounds the driver sees: after each of its payments, the driver plays the
+events of the time the simulator's lnd took on it (its rounds), so that the
+next payment starts on the same clock. What moves is what the payer may spend then (lnd's
+availableCommitmentBalance, as the simulator's shift takes).
 """
 
 from __future__ import annotations
@@ -34,14 +36,27 @@ class RealTraffic:
     world: RealWorld
     events: list[Shift]
     payment_interval_s: float
+    attempt_latency_s: float = 0.0
     played: int = 0
+    #: The simulator's clock, in seconds after the scenario's start.
+    now_s: float = 0.0
     #: What moved of each event played, in msat (0 where nothing could).
     moved: list[int] = field(default_factory=list)
 
     def before_payment(self, index: int) -> None:
-        """Play every event before payment `index` starts."""
-        start = index * self.payment_interval_s
-        while self.played < len(self.events) and self.events[self.played].at_s <= start:
+        """Start payment `index`: at its slot, or when the one before ended
+        if that is later (go/sim/runner.go), with every event before it played."""
+        self.now_s = max(self.now_s, index * self.payment_interval_s)
+        self._play_until(self.now_s)
+
+    def after_round(self, rounds: int = 1) -> None:
+        """Rounds of the payment took the attempt latency each: play their
+        events (go/sim/payment.go advances the clock after each round)."""
+        self.now_s += rounds * self.attempt_latency_s
+        self._play_until(self.now_s)
+
+    def _play_until(self, at_s: float) -> None:
+        while self.played < len(self.events) and self.events[self.played].at_s <= at_s:
             self.moved.append(shift(self.world, self.events[self.played]))
             self.played += 1
 

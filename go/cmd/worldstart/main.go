@@ -1,8 +1,9 @@
 // Command worldstart prints a scenario's world as it begins, before its
 // first payment: every channel's balances on each side, its funder, its
 // HTLC slots and the policies its nodes apply, the nodes that come and go,
-// and the background traffic up to the last payment's start. It is what routesim_evolve/realnet builds a network of real nodes
-// from, so that real nodes play the world the simulator plays:
+// and the background traffic up to the latest end of the last payment. It
+// is what routesim_evolve/realnet builds a network of real nodes from, so
+// that real nodes play the world the simulator plays:
 //
 //	worldstart SCENARIO
 //
@@ -117,7 +118,7 @@ func worldStart(file string) (FileStart, error) {
 		out.FlakyNodes = append(out.FlakyNodes, hex.EncodeToString(n[:]))
 	}
 	out.Traffic = []Shift{}
-	for _, ev := range w.TrafficUntil(lastPaymentStart(sc)) {
+	for _, ev := range w.TrafficUntil(trafficSpan(sc)) {
 		out.Traffic = append(out.Traffic, Shift{
 			AtSec: ev.At.Seconds(), SCID: scenario.FormatSCID(ev.ChannelID),
 			From: hex.EncodeToString(ev.From[:]), To: hex.EncodeToString(ev.To[:]),
@@ -127,9 +128,18 @@ func worldStart(file string) (FileStart, error) {
 	return out, nil
 }
 
-// lastPaymentStart is when the scenario's last payment starts, after its
-// start: the traffic a real network plays is what comes before a payment.
-func lastPaymentStart(sc *scenario.Scenario) time.Duration {
+// trafficSpan is how far after the scenario's start a real network may need
+// the simulator's traffic: to the end of its last payment, at the latest. A
+// payment starts at its slot or when the one before ended, and each of its
+// rounds (one attempt at least) takes the attempt latency, in which the
+// simulator plays the traffic that the driver plays between rounds.
+func trafficSpan(sc *scenario.Scenario) time.Duration {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	var rounds int
+	for _, p := range sc.Payments {
+		rounds += p.Attempts(sc.Defaults)
+	}
 	n := max(len(sc.Payments)-1, 0)
-	return time.Duration(n) * time.Duration(sc.Clock.PaymentIntervalSec*float64(time.Second))
+	return time.Duration(n)*sec(sc.Clock.PaymentIntervalSec) +
+		time.Duration(rounds)*sec(sc.Clock.AttemptLatencySec)
 }
