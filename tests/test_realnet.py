@@ -12,6 +12,7 @@ not.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -111,6 +112,41 @@ def test_a_funder_spends_to_the_sat_what_the_simulators_rules_say(network) -> No
             time.sleep(0.2)
         assert after.local_balance == bc.local_balance - spend // 1000
     finally:
+        b.close()
+        c.close()
+
+
+def test_a_shift_waits_for_its_own_htlc_not_for_a_held_one(network) -> None:
+    """The driver plays background traffic between a payment's rounds, while
+    the payment's shards are held at the receiver, maybe on the very channel
+    a shift pays over. The shift waits until its own HTLC is off the
+    commitment, not until the channel holds none: that waited out its 30 s
+    on every such shift, and the held shards hit the receiver's MPP timeout.
+    Here c pays b over b–c twice: a payment b holds, then a shift."""
+    _, nodes = network
+    b, c = (LndClient(n.name, n.rpc_address, n.tls_cert, n.macaroon)
+            for n in (nodes["b"], nodes["c"]))
+    preimage_hash = hashlib.sha256(os.urandom(32)).hexdigest()
+    held = nodes["b"].cli("addholdinvoice", preimage_hash, "--amt=20000")["payment_request"]
+    payer = subprocess.Popen([*nodes["c"].cli_args(), "payinvoice", "--force", "--json", held],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def channel_to_b() -> Any:
+            (cb,) = [ch for ch in c.call(c.ln.ListChannels, c.s.ln.ListChannelsRequest()).channels
+                     if ch.remote_pubkey == nodes["b"].pubkey]
+            return cb
+
+        deadline = time.monotonic() + 30
+        while not (cb := channel_to_b()).pending_htlcs and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert cb.pending_htlcs, "the held payment's HTLC is on b–c"
+        t0 = time.monotonic()
+        assert _pay_direct(c, b, cb.remote_pubkey, cb.chan_id, 10_000_000)
+        assert time.monotonic() - t0 < 10
+        assert channel_to_b().pending_htlcs, "b still holds the first payment"
+    finally:
+        nodes["b"].cli("cancelinvoice", preimage_hash)
+        payer.wait(timeout=60)
         b.close()
         c.close()
 

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from routesim_evolve.corpus.schema import format_scid
+from routesim_evolve.realnet.network import RealnetError
 from routesim_evolve.realnet.observe import own_policies
 from routesim_evolve.realnet.play import spendable_msat
 from routesim_evolve.realnet.rpc import LndClient
@@ -96,17 +97,23 @@ def _pay_direct(payer: LndClient, payee: LndClient, payee_key: str, chan_id: int
     done = payer.call(payer.router.SendToRouteV2,
                       s.router.SendToRouteRequest(payment_hash=inv.r_hash, route=route), 120.0)
     settled = bool(done.status == s.ln.HTLCAttempt.HTLCStatus.Value("SUCCEEDED"))
-    _wait_off_commitment(payer, chan_id)
+    _wait_off_commitment(payer, chan_id, inv.r_hash)
     return settled
 
 
-def _wait_off_commitment(client: LndClient, chan_id: int, wait_s: float = 30.0) -> None:
-    """Wait until the channel holds no HTLC in flight: a settled payment
-    moves its amount to the payee only once the commitments are signed, and
-    the simulator's shift moves it at once."""
+def _wait_off_commitment(client: LndClient, chan_id: int, r_hash: bytes,
+                         wait_s: float = 30.0) -> None:
+    """Wait until the shift's own HTLC is off the channel's commitment: a
+    settled payment moves its amount to the payee only once the commitments
+    are signed, and the simulator's shift moves it at once. Only its own: the
+    channel may carry a payment's shards held at the receiver meanwhile (the
+    driver plays traffic between a payment's rounds), which stay for long."""
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         chans = client.call(client.ln.ListChannels, client.s.ln.ListChannelsRequest()).channels
-        if not any(ch.chan_id == chan_id and ch.pending_htlcs for ch in chans):
+        if not any(ch.chan_id == chan_id and any(h.hash_lock == r_hash for h in ch.pending_htlcs)
+                   for ch in chans):
             return
         time.sleep(0.05)
+    raise RealnetError(f"{client.name}: a traffic payment's HTLC stayed on channel "
+                       f"{format_scid(chan_id)} for {wait_s:.0f} s after it settled")
