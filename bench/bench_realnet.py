@@ -126,6 +126,7 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     by = {(e["scenario"], e["router"]): e for e in saved}
     scenarios = sorted({e["scenario"] for e in saved})
     lnd_gap, champ_lead, champ_lead_sim, clusters_a, clusters_b = [], [], [], [], []
+    champ_differ = 0  # payments the champion settled in one telling only
     per_arena: dict[str, list[float]] = {}
     for stem in scenarios:
         lnd, champ = by.get((stem, "lnd-apriori")), by.get((stem, Path(champion).name))
@@ -141,6 +142,8 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
             clusters_b.append(stem)
         champ_lead_sim += [float(m) - float(t)
                            for m, t in zip(champ["sim_success"], lnd["sim_success"], strict=True)]
+        champ_differ += sum(1 for p, s in zip(champ["real"], champ["sim_success"], strict=True)
+                            if p["success"] != s)
     if not lnd_gap:
         return ["no scenario was played to its end by both lnd and the champion"]
     lines = [f"{len(lnd_gap)} payments, {len(set(clusters_a))} scenarios"]
@@ -164,6 +167,9 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     lines += [f"lnd sim and real differ on {differ} of {len(lnd_gap)} payments (95 % upper "
               f"bound {bound:.3f}); the bootstrap over scenarios gives {boot[0]:.3f} "
               f"[{boot[1]:.3f}, {boot[2]:.3f}]",
+              f"the champion, sim and real, differ on {champ_differ} of {len(champ_lead)} "
+              f"payments (95 % upper bound "
+              f"{differ_upper_bound(champ_differ, len(champ_lead)):.3f})",
               f"champion-lnd in the simulator on the same payments {b_sim[0]:.3f} "
               f"[{b_sim[1]:.3f}, {b_sim[2]:.3f}]",
               f"realnet: agreement {100 * agreement_share(rows):.1f} % of {len(rows)} attempts; "
