@@ -54,21 +54,26 @@ const (
 // receiverCheck for what each checks, in lnd's order), and returns each
 // one's outcome in the same order. The shards advance together: at step k
 // every shard still on its way is offered over its k-th channel, in the
-// order sent, since on real nodes a hop takes one commitment exchange
-// whatever the route, so a shard meets, on a channel, the shards that got
-// there in fewer hops, not the ones sent before it. A shard that arrives
-// holds its liquidity on every channel. A shard that fails at position i
-// frees what it held as its failure travels back, one hop per step: the
+// order sent. On real nodes a hop takes one commitment exchange whatever
+// the route: a node offers an HTLC onward only once the incoming one is
+// irrevocably committed (BOLT 2, "Forwarding HTLCs"; lnd's channelLink
+// hands remote adds to the switch after its revocation, processRemoteAdds).
+// So a shard meets, on a channel, the shards that got there in fewer hops,
+// not the ones sent before it (TestPredictRoundAdvancesShardsTogether). A
+// shard that arrives holds its liquidity on every channel. A shard that
+// fails at position i frees what it held as its failure travels back, one
+// hop per step (update_fail_htlc, committed hop by hop the same way): the
 // channel it left node j over is free again from step 2i-j+1, when node j
 // has the failure; until then the shards behind it meet that liquidity
 // held. The routes' structure (hops that exist and connect) was checked by
 // the runner.
 func (w *World) forwardRound(routes []*route.Route, finalCltvDelta uint16) []forwardOutcome {
 	round := newFlights(w, routes, finalCltvDelta)
-	for step := 0; round.onTheirWay(step); step++ {
+	// Every shard on its way is at the same step: f.at == step.
+	for step := 0; round.onTheirWay(); step++ {
 		round.releaseDue(step)
 		for _, f := range round.flights {
-			if f.at == step && !f.done {
+			if !f.done {
 				round.advance(f)
 			}
 		}
@@ -120,10 +125,10 @@ func newFlights(w *World, routes []*route.Route, finalCltvDelta uint16) *roundFl
 	return r
 }
 
-// onTheirWay tells whether a shard is still to be offered at step or later.
-func (r *roundFlights) onTheirWay(step int) bool {
+// onTheirWay tells whether a shard is still on its way.
+func (r *roundFlights) onTheirWay() bool {
 	for _, f := range r.flights {
-		if !f.done && f.at >= step {
+		if !f.done {
 			return true
 		}
 	}

@@ -101,9 +101,9 @@ func (p *paymentRun) complete() bool {
 // dispatchRound asks the router for routes until the whole rest is in
 // flight, the shard cap or the attempt limit is reached, or the router says
 // no. The router learns nothing within a round, so the round's shards are
-// sent together once it is planned (send). The cap counts every active shard of the
-// payment, as lnd's payment session does: the round's, and with Atomic the
-// ones held at the receiver from earlier rounds. The router is told the
+// sent together once it is planned (send). The cap counts every active
+// shard of the payment, as lnd's payment session does: the round's, and
+// with Atomic the ones held at the receiver from earlier rounds. The router is told the
 // round's shards in flight, as the contract has always said (a router that
 // wants the held ones counts them from its reports, as lnd-ref does).
 func (p *paymentRun) dispatchRound() ([]shard, error) {
