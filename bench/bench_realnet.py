@@ -27,6 +27,8 @@ world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
                                   [--json OUT]
     python bench/bench_realnet.py --table-from OUT [OUT ...]   # saved runs' table and
                                                                # figures, as far as they went
+    python bench/bench_realnet.py --table-from OUT --seed N --scenarios K --parting SCENARIO ROUTER
+                                  # where ROUTER's real and simulated plays of SCENARIO part
 """
 
 from __future__ import annotations
@@ -37,22 +39,26 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from routesim_evolve.build.gomodule import CANDIDATE_SLOT, go_module_dir
 from routesim_evolve.layout import CHAMPIONS_DIR, PROJECT_ROOT
 from routesim_evolve.realnet.agreement import (
+    ARRIVED,
     AgreementRow,
     agreement_share,
     agreement_table,
     format_table,
 )
 from routesim_evolve.realnet.build import real_binaries
-from routesim_evolve.realnet.compare import RouterPlay, play_router
+from routesim_evolve.realnet.compare import LND_ROUTERS, RouterPlay, play_router
 from routesim_evolve.realnet.network import RealnetError
 from routesim_evolve.realnet.play import RealPayment
 from routesim_evolve.realnet.world import LND_FEE_FLOOR_SAT_PER_KW, LND_MIN_CLTV_DELTA
 from routesim_evolve.score.stats import bootstrap_mean_ci, differ_upper_bound
+from routesim_evolve.simulate.reference import reference_result
+from routesim_evolve.simulate.run_candidate import run_candidate
 from routesim_evolve.simulate.session import SessionError
 
 #: lnd's dust limit, the least reserve it asks (lnwallet.DustLimitForSize).
@@ -178,6 +184,58 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     return lines
 
 
+def parting_lines(saved: list[dict], scenario: Path, router: str) -> list[str]:
+    """Where a router's real and simulated plays of one saved scenario part:
+    per payment, how many attempts are alike (amount, hops, arrived or the
+    failing position) before the first that is not, and that attempt in each
+    telling."""
+    (record,) = [e for e in saved if e["scenario"] == scenario.stem
+                 and e["router"] == Path(router).name]
+    sim = (reference_result(scenario, router) if router in LND_ROUTERS
+           else run_candidate(Path(router).read_text(), scenario).result)
+    if sim is None:
+        raise SystemExit(f"{scenario}: the simulator gave no result for {router}")
+    lines = [f"{scenario.stem} {Path(router).name}: per payment, settled sim/real, attempts "
+             "sim/real, attempts alike, then the first unlike in each"]
+    for k, (mine, real) in enumerate(zip(sim.payments, record["real"], strict=True)):
+        said = [_Attempt(a.round, a.amount_msat, a.hops, a.outcome, a.fail_idx)
+                for a in mine.attempt_log]
+        seen = [_Attempt(a["round"], a["amount_msat"], len(a["scids"]), a["outcome"],
+                         a["failure_index"], "→".join(a["scids"])) for a in real["attempt_log"]]
+        # The two logs may differ in length: compare what both have.
+        alike = next((i for i, (x, y) in enumerate(zip(said, seen, strict=False))
+                      if x.key() != y.key()), min(len(said), len(seen)))
+        line = f"  {k}: {mine.success}/{real['success']}, {len(said)}/{len(seen)}, {alike} alike"
+        if alike < max(len(said), len(seen)):
+            line += (f"; sim {said[alike] if alike < len(said) else 'none'}"
+                     f"; real {seen[alike] if alike < len(seen) else 'none'}")
+        lines.append(line)
+    return lines
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """One attempt as compared between the two tellings."""
+
+    round: int
+    amount_msat: int
+    hops: int
+    outcome: str
+    failure_index: int
+    channels: str = ""  # the real attempt's channels; the simulator's log keeps none
+
+    def key(self) -> tuple[int, int, bool, int]:
+        """What is compared: not the round, which lnd's own payments do not
+        show (its attempts are all round 0 on real nodes)."""
+        arrived = self.outcome.lower() in ARRIVED
+        return (self.amount_msat, self.hops, arrived, -1 if arrived else self.failure_index)
+
+    def __str__(self) -> str:
+        over = self.channels or f"{self.hops} hops"
+        return (f"round {self.round}, {self.amount_msat} msat over {over}: "
+                f"{self.outcome}@{self.failure_index}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenarios", type=int, default=1, help="scenarios per arena")
@@ -193,7 +251,24 @@ def main() -> None:
                         "runs of one --seed (as far as they went; a scenario saved twice "
                         "counts once), "
                         "and stop")
+    parser.add_argument("--parting", nargs=2, metavar=("SCENARIO", "ROUTER"),
+                        help="with --table-from: where ROUTER's real and simulated plays of "
+                        "SCENARIO (e.g. base-003) part, payment by payment; the scenario is "
+                        "generated again from --seed, --scenarios and --arenas")
     args = parser.parse_args()
+    if args.parting is not None:
+        if args.table_from is None:
+            parser.error("--parting reads a saved run: give --table-from OUT too")
+        records = [e for f in args.table_from for e in json.loads(f.read_text())]
+        with tempfile.TemporaryDirectory(prefix="bench-realnet-") as tmp:
+            stem, router = args.parting
+            paths = {p.stem: p for p in generate(Path(tmp), args.seed, args.scenarios,
+                                                  args.arenas)}
+            if stem not in paths:
+                parser.error(f"--parting: no scenario {stem} at --seed {args.seed} "
+                             f"--scenarios {args.scenarios} --arenas {args.arenas}")
+            print("\n".join(parting_lines(records, paths[stem], router)))
+        return
     if args.table_from is not None:
         # Several saves are read as one run; a scenario saved twice counts once.
         kept = {(e["scenario"], e["router"]): e

@@ -129,7 +129,7 @@ class LndClient:
         try:
             return method(request, timeout=timeout)
         except grpc.RpcError as exc:
-            raise RpcError(f"{self.name}: {_method_name(method)}: {exc.details()}") from exc
+            raise self._error(method, exc) from exc
 
     def call_soon(self, method: Any, request: Any, timeout: float = 60.0) -> futures.Future[Any]:
         """One unary call sent now, from the caller's thread, so that calls
@@ -143,13 +143,16 @@ class LndClient:
             try:
                 out.set_result(call.result())
             except grpc.RpcError as exc:
-                out.set_exception(RpcError(f"{self.name}: {_method_name(method)}: "
-                                           f"{exc.details()}"))
+                out.set_exception(self._error(method, exc))
             except Exception as exc:  # cancelled
                 out.set_exception(exc)
 
         method.future(request, timeout=timeout).add_done_callback(done)
         return out
+
+    def _error(self, method: Any, exc: Any) -> RpcError:
+        """A gRPC error as RpcError, naming the node and the call."""
+        return RpcError(f"{self.name}: {_method_name(method)}: {exc.details()}")
 
     def stream(self, method: Any, request: Any, timeout: float) -> Iterator[Any]:
         """A server stream's messages; a gRPC error becomes RpcError."""
@@ -158,7 +161,7 @@ class LndClient:
         try:
             yield from method(request, timeout=timeout)
         except grpc.RpcError as exc:
-            raise RpcError(f"{self.name}: {_method_name(method)}: {exc.details()}") from exc
+            raise self._error(method, exc) from exc
 
 
 def _method_name(method: Any) -> str:

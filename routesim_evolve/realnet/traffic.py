@@ -10,8 +10,8 @@ payment takes the scenario's attempt latency, so the events of that time are
 played between its rounds, as the simulator plays them. lnd's SendPaymentV2
 has no rounds the driver sees: after each of its payments, the driver plays the
 events of the time the simulator's lnd took on it (its rounds), so that the
-next payment starts on the same clock. What moves is what the payer may spend then (lnd's
-availableCommitmentBalance, as the simulator's shift takes).
+next payment starts on the same clock. What moves is what the payer may spend
+then (lnd's availableCommitmentBalance, as the simulator's shift takes).
 """
 
 from __future__ import annotations
