@@ -189,12 +189,17 @@ def parting_lines(saved: list[dict], scenario: Path, router: str) -> list[str]:
     per payment, how many attempts are alike (amount, hops, arrived or the
     failing position) before the first that is not, and that attempt in each
     telling."""
-    (record,) = [e for e in saved if e["scenario"] == scenario.stem
-                 and e["router"] == Path(router).name]
+    found = [e for e in saved if e["scenario"] == scenario.stem
+             and e["router"] == Path(router).name]
+    if len(found) != 1:
+        raise ValueError(f"--parting: the saved runs hold {len(found)} plays of {scenario.stem} "
+                         f"by {Path(router).name}; give the --table-from file of one run that "
+                         "played it")
+    (record,) = found
     sim = (reference_result(scenario, router) if router in LND_ROUTERS
            else run_candidate(Path(router).read_text(), scenario).result)
     if sim is None:
-        raise SystemExit(f"{scenario}: the simulator gave no result for {router}")
+        raise ValueError(f"--parting: the simulator gave no result for {router} on {scenario.stem}")
     lines = [f"{scenario.stem} {Path(router).name}: per payment, settled sim/real, attempts "
              "sim/real, attempts alike, then the first unlike in each"]
     for k, (mine, real) in enumerate(zip(sim.payments, record["real"], strict=True)):
@@ -267,7 +272,10 @@ def main() -> None:
             if stem not in paths:
                 parser.error(f"--parting: no scenario {stem} at --seed {args.seed} "
                              f"--scenarios {args.scenarios} --arenas {args.arenas}")
-            print("\n".join(parting_lines(records, paths[stem], router)))
+            try:
+                print("\n".join(parting_lines(records, paths[stem], router)))
+            except ValueError as exc:
+                parser.error(str(exc))
         return
     if args.table_from is not None:
         # Several saves are read as one run; a scenario saved twice counts once.
