@@ -125,12 +125,19 @@ def row(scenario: Path, play: RouterPlay) -> str:
             f"{play.peak_rss_mib:.0f} | {len(play.traffic_moved)} | {len(play.changes)} |")
 
 
+def scenario_key(record: dict) -> str:
+    """A saved scenario's name across runs: the seed it was generated from
+    and its stem (runs saved before the seed was kept give the stem alone)."""
+    seed = record.get("seed")
+    return record["scenario"] if seed is None else f"seed{seed}/{record['scenario']}"
+
+
 def closing_lines(saved: list[dict], champion: str) -> list[str]:
     """The run's figures from its saved records (one per scenario and router):
     lnd in the simulator against lnd on real nodes, per arena and over all,
     the champion against lnd on real nodes, and the one closing line."""
-    by = {(e["scenario"], e["router"]): e for e in saved}
-    scenarios = sorted({e["scenario"] for e in saved})
+    by = {(scenario_key(e), e["router"]): e for e in saved}
+    scenarios = sorted({scenario_key(e) for e in saved})
     lnd_gap, champ_lead, champ_lead_sim, clusters_a, clusters_b = [], [], [], [], []
     champ_differ = 0  # payments the champion settled in one telling only
     per_arena: dict[str, list[float]] = {}
@@ -142,7 +149,8 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
         for real, sim in zip(real_lnd, lnd["sim_success"], strict=True):
             lnd_gap.append(float(sim) - float(real))
             clusters_a.append(stem)
-            per_arena.setdefault(stem.rsplit("-", 1)[0], []).append(float(sim) - float(real))
+            arena = stem.rsplit("/", 1)[-1].rsplit("-", 1)[0]
+            per_arena.setdefault(arena, []).append(float(sim) - float(real))
         for mine, theirs in zip((p["success"] for p in champ["real"]), real_lnd, strict=True):
             champ_lead.append(float(mine) - float(theirs))
             clusters_b.append(stem)
@@ -167,8 +175,8 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     bound = differ_upper_bound(differ, len(lnd_gap))
     b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
     b_sim = bootstrap_mean_ci(champ_lead_sim, clusters=clusters_b)
-    rows = [AgreementRow.model_validate(r) for e in saved
-            if (e["scenario"], e["router"]) in by and e["scenario"] in set(clusters_a)
+    rows = [AgreementRow.model_validate(r) for e in by.values()
+            if scenario_key(e) in set(clusters_a)
             for r in e["agreement"]]
     lines += [f"lnd sim and real differ on {differ} of {len(lnd_gap)} payments (95 % upper "
               f"bound {bound:.3f}); the bootstrap over scenarios gives {boot[0]:.3f} "
@@ -184,13 +192,13 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     return lines
 
 
-def parting_lines(saved: list[dict], scenario: Path, router: str) -> list[str]:
+def parting_lines(saved: list[dict], scenario: Path, router: str, seed: int) -> list[str]:
     """Where a router's real and simulated plays of one saved scenario part:
     per payment, how many attempts are alike (amount, hops, arrived or the
     failing position) before the first that is not, and that attempt in each
     telling."""
     found = [e for e in saved if e["scenario"] == scenario.stem
-             and e["router"] == Path(router).name]
+             and e.get("seed", seed) == seed and e["router"] == Path(router).name]
     if len(found) != 1:
         raise ValueError(f"--parting: the saved runs hold {len(found)} plays of {scenario.stem} "
                          f"by {Path(router).name}; give the --table-from file of one run that "
@@ -253,9 +261,8 @@ def main() -> None:
                         help="play lnd and the champion only (more scenarios in the time)")
     parser.add_argument("--table-from", type=Path, nargs="+", metavar="OUT",
                         help="print the agreement table and the figures of saved --json "
-                        "runs of one --seed (as far as they went; a scenario saved twice "
-                        "counts once), "
-                        "and stop")
+                        "runs, of one --seed or several pooled (as far as they went; a "
+                        "scenario saved twice counts once), and stop")
     parser.add_argument("--parting", nargs=2, metavar=("SCENARIO", "ROUTER"),
                         help="with --table-from: where ROUTER's real and simulated plays of "
                         "SCENARIO (e.g. base-003) part, payment by payment; the scenario is "
@@ -273,13 +280,13 @@ def main() -> None:
                 parser.error(f"--parting: no scenario {stem} at --seed {args.seed} "
                              f"--scenarios {args.scenarios} --arenas {args.arenas}")
             try:
-                print("\n".join(parting_lines(records, paths[stem], router)))
+                print("\n".join(parting_lines(records, paths[stem], router, args.seed)))
             except ValueError as exc:
                 parser.error(str(exc))
         return
     if args.table_from is not None:
         # Several saves are read as one run; a scenario saved twice counts once.
-        kept = {(e["scenario"], e["router"]): e
+        kept = {(scenario_key(e), e["router"]): e
                 for f in args.table_from for e in json.loads(f.read_text())}
         records = list(kept.values())
         print(format_table(agreement_table(
@@ -319,7 +326,8 @@ def main() -> None:
                 continue
             for play in plays.values():
                 rows += play.agreement
-                saved.append({"scenario": scenario.stem, "router": play.router,
+                saved.append({"scenario": scenario.stem, "seed": args.seed,
+                              "router": play.router,
                               "real": [p.model_dump() for p in play.real],
                               "sim_success": [p.success for p in play.sim.payments]
                               if play.sim else [],
