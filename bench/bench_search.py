@@ -1,6 +1,8 @@
 """Does the main loop keep what is better, drop what is not, and name the
 best? A scripted reflection LM plays through the whole search, once under
-GEPA's acceptance rule and once under the run's (evolve/acceptance.py).
+each acceptance rule asked (`--rules`: GEPA's, the run's paired rule,
+evolve/acceptance.py, and the sequential one, evolve/sequential.py) and seed
+(`--seeds`).
 Two scripts:
 
 - large: the run starts from a handicapped seed (routes of at most 2 hops)
@@ -28,7 +30,7 @@ kept of the proposals evaluated that were not better on test) and the
 share kept of those that were better.
 
     python bench/bench_search.py [--script large|small|both] [--max-evals 400]
-        [--proposals 24]
+        [--proposals 24] [--rules sum-rises,paired,sequential] [--seeds 1,2,3,4,5]
 
 Hidden worlds under a fixed secret (the same at every invocation).
 """
@@ -154,11 +156,11 @@ class Run:
 
 
 def run(label: str, acceptance: AcceptanceRule, seed_source: str, proposer: Proposer,
-        workdir: Path, max_evals: int) -> Run:
+        workdir: Path, max_evals: int, rng_seed: int = 1) -> Run:
     seed = workdir / f"{label}-seed.go"
     seed.write_text(seed_source)
     settings = EvolveSettings(corpus=REPO / "corpus", run_dir=workdir / label, seed_file=seed,
-                              seed=1, world_secret=WORLD_SECRET, max_evals=max_evals,
+                              seed=rng_seed, world_secret=WORLD_SECRET, max_evals=max_evals,
                               adaptive=False)
     summary = evolve(settings, [proposer], say=lambda m: None, acceptance=acceptance)
     events = [json.loads(line) for line in (settings.run_dir / "log.jsonl").open()]
@@ -208,17 +210,29 @@ class HeldOutTruth:
 
 
 def print_table(runs: dict[str, Run], truth: HeldOutTruth) -> None:
-    print("\n| rule | kept | false acceptances | named best, test | best evaluated on "
-          "val, test | metric calls |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("\n| rule | kept | false acceptances | named best, test | named best - its parent, "
+          "test | best evaluated on val, test | metric calls |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for label, r in runs.items():
         kept = [(p, c) for p, c, k in judged_pairs(r.events) if k]
         false = [p for p in kept if not truth.better(*p)]
         on_val = {e["candidate"] for e in r.events if e["event"] == "val"}
         best_any = max(truth.mean(h) for h in on_val)
         named = truth.mean(candidate_hash(r.summary.best_path.read_text()))
-        print(f"| {label} | {len(kept)} | {len(false)} | {named:.4f} | {best_any:.4f} | "
-              f"{r.summary.metric_calls} |")
+        print(f"| {label} | {len(kept)} | {len(false)} | {named:.4f} | "
+              f"{named_gain(r, truth)} | {best_any:.4f} | {r.summary.metric_calls} |")
+
+
+def named_gain(r: Run, truth: HeldOutTruth) -> str:
+    """The named best's test difference from its parent, with its interval:
+    a gain only when the interval excludes 0."""
+    named = candidate_hash(r.summary.best_path.read_text())
+    parent = next((p for p, c, k in judged_pairs(r.events) if k and c == named), None)
+    if parent is None:
+        return "the seed is named"
+    d = compare_paired("best", "parent", truth.of(named), truth.of(parent))
+    shown = " (a gain)" if d.ci_low > 0 else ""
+    return f"{d.mean_diff:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]{shown}"
 
 
 def print_small_moves(runs: dict[str, Run], labels: dict[str, dict[str, str]],
@@ -257,15 +271,25 @@ class Script:
     about: str
 
 
-def play(s: Script, workdir: Path, max_evals: int) -> None:
-    rules = {"GEPA (sum rises)": acceptance_rule("sum-rises"),
-             f"paired t >= {ACCEPT_T}, most scenarios risen (the run's)": acceptance_rule()}
+#: The rules the runs compare, by the name --rules gives them, with their labels.
+RULES = {
+    "sum-rises": "GEPA (sum rises)",
+    "paired": f"paired t >= {ACCEPT_T}, most scenarios risen (the run's)",
+    "sequential": "sequential (SPRT on train evidence)",
+}
+
+
+def play(s: Script, workdir: Path, max_evals: int, rules: Sequence[str] = tuple(RULES),
+         seeds: Sequence[int] = (1,)) -> None:
     runs: dict[str, Run] = {}
     labels: dict[str, dict[str, str]] = {}
-    for i, (label, rule) in enumerate(rules.items()):
-        lm = s.lm()
-        runs[label] = run(f"{s.name}{i}", rule, s.seed, lm, workdir, max_evals)
-        labels[label] = getattr(lm, "labels", {})
+    for rng_seed in seeds:
+        for name in rules:
+            label = RULES[name] + (f", seed {rng_seed}" if len(seeds) > 1 else "")
+            lm = s.lm()
+            runs[label] = run(f"{s.name}-{name}-{rng_seed}", acceptance_rule(name), s.seed, lm,
+                              workdir, max_evals, rng_seed)
+            labels[label] = getattr(lm, "labels", {})
     first = next(iter(runs.values()))
     test = played_examples(first.run_dir, "test") or load_examples(REPO / "corpus", "test")
     truth = HeldOutTruth(test, [r.run_dir for r in runs.values()])
@@ -282,7 +306,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the budget of each run (400 plays either script whole)")
     parser.add_argument("--proposals", type=int, default=24,
                         help="the knob moves the small script makes")
+    parser.add_argument("--rules", default=",".join(RULES),
+                        help=f"the acceptance rules compared (of {', '.join(RULES)})")
+    parser.add_argument("--seeds", default="1",
+                        help="the runs' seeds (GEPA's sampling), comma-separated: one run per "
+                        "seed and rule")
     args = parser.parse_args(argv)
+    rules = [r for r in args.rules.split(",") if r]
+    if unknown := [r for r in rules if r not in RULES]:
+        parser.error(f"--rules: no rule {', '.join(unknown)}; the rules are {', '.join(RULES)}")
+    try:
+        seeds = [int(x) for x in args.seeds.split(",") if x]
+    except ValueError:
+        parser.error(f"--seeds: {args.seeds!r} is not a comma-separated list of integers")
     files = script()
     scripts = [Script("large", HANDICAPPED, lambda: ScriptedLM(files),
                       f"{len(files)} scripted files from a 2-hop seed"),
@@ -292,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
         for s in scripts:
             if args.script in (s.name, "both"):
-                play(s, Path(tmp), args.max_evals)
+                play(s, Path(tmp), args.max_evals, rules, seeds)
     return 0
 
 

@@ -30,6 +30,7 @@ from routesim_evolve.corpus.commands import corpus_command
 from routesim_evolve.corpus.examples import load_examples
 from routesim_evolve.corpus.load import CorpusError, load_manifest
 from routesim_evolve.corpus.worlds import PUBLIC, WorldSecret
+from routesim_evolve.evolve.registry import ACCEPTANCE_RULES, DEFAULT_ACCEPTANCE
 from routesim_evolve.realnet.commands import realnet_command
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.report.heldout import (
@@ -172,6 +173,10 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 @click.option("--plateau-evals", type=click.IntRange(min=1),
               help="Metric calls without val improvement before rotating. "
                    "Default: 5 × the number of val scenarios.")
+@click.option("--acceptance", type=click.Choice(sorted(ACCEPTANCE_RULES)),
+              help="Which child is kept (docs/search.md): paired, the minibatch's paired "
+                   "test; sequential, more train evidence until an SPRT decides; sum-rises, "
+                   f"GEPA's own. Default: {DEFAULT_ACCEPTANCE}.")
 @click.option("--prompts", "prompts_dir", type=click.Path(exists=True, file_okay=False,
               path_type=Path), help="Prompt pack directory (default: prompts/default).")
 @click.option("--seed", "rng_seed", type=int, default=_run_default("seed"), show_default=True,
@@ -188,7 +193,8 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Path | None,
          name: str | None, runs_dir: Path, max_evals: int | None, max_proposals: int | None,
          workers: int | None, reflection: tuple[str, ...], adaptive: bool,
-         plateau_evals: int | None, prompts_dir: Path | None, rng_seed: int, timeout: float,
+         plateau_evals: int | None, acceptance: str | None, prompts_dir: Path | None,
+         rng_seed: int, timeout: float,
          executor: str, ray_address: str | None, verbose: bool, max_cost: float | None,
          prices: Path | None, cache_ttl: str, lm_idle_timeout: float,
          run_world_secret: str | None) -> None:
@@ -212,7 +218,7 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         corpus=corpus, run_dir=runs_dir / (name or default_run_name(corpus, degraded)),
         degraded=degraded, seed_file=seed_file, max_evals=max_evals,
         max_proposals=max_proposals, max_concurrency=workers, seed=rng_seed,
-        adaptive=adaptive, plateau_evals=plateau_evals, timeout=timeout,
+        adaptive=adaptive, plateau_evals=plateau_evals, acceptance=acceptance, timeout=timeout,
         reflection=list(reflection), prompts=prompts_dir, max_cost=max_cost, prices=prices,
         lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
         executor=_executor_settings(executor, ray_address),

@@ -37,7 +37,7 @@ def test_the_defaults_are_the_runs_rules() -> None:
 
 
 def test_an_unknown_rule_is_refused_with_the_names() -> None:
-    with pytest.raises(ValueError, match="paired, sum-rises"):
+    with pytest.raises(ValueError, match="paired, sequential, sum-rises"):
         acceptance_rule("lucky")
     with pytest.raises(ValueError, match="reseeded"):
         confirmation_rule("lucky")
@@ -77,3 +77,25 @@ def test_the_driver_runs_the_rules_the_registry_names(
     assert confirm.seen == summary.candidates
     assert summary.best_val == summary.seed_val
     assert "the seed is named, unconfirmed" in (settings.run_dir / "report.md").read_text()
+
+
+def test_a_sequential_rule_plays_children_beyond_the_minibatch_within_the_budget(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    """The driver attaches the run's train evidence to a sequential rule;
+    every judged child's decision lands in the log and the report, and the
+    extra evaluations stay inside the budget."""
+    settings = EvolveSettings(corpus=tiny_corpus, run_dir=tmp_path / "run", max_evals=60,
+                              max_concurrency=2)
+    summary = evolve(settings, [OfflineProposer(seed=1)], say=lambda m: None,
+                     acceptance=acceptance_rule("sequential"))
+    events = [orjson.loads(line) for line in (settings.run_dir / "log.jsonl").open("rb")]
+    judged = [e for e in events if e["event"] in ("accepted", "rejected")]
+    assert judged and all("decision" in e for e in judged)
+    assert summary.metric_calls <= 60
+    assert [c.observations for c in summary.judged] == [
+        e["decision"]["observations"] for e in judged]
+    # A child the minibatch did not refuse was played on more train evidence.
+    beyond = [c for c in summary.judged if c.observations > 3]
+    assert beyond == [] or (settings.run_dir / "reseeded-train").is_dir()
+    report = (settings.run_dir / "report.md").read_text()
+    assert "## Children the acceptance judged" in report

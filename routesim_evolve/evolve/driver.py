@@ -36,14 +36,17 @@ from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.corpus.manifest import Manifest
 from routesim_evolve.corpus.worlds import resolve_run, run_secret
 from routesim_evolve.evolve.budget import EvalBudget
+from routesim_evolve.evolve.evidence import TrainEvidence
+from routesim_evolve.evolve.judged import JudgedChild, judged_children, refused_note, render_judged
 from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
-from routesim_evolve.evolve.rules import AcceptanceRule, ConfirmationRule
+from routesim_evolve.evolve.rules import AcceptanceRule, ConfirmationRule, DrawsEvidence
 from routesim_evolve.evolve.runlog import RunLog, candidate_text
 from routesim_evolve.evolve.seed import Seed, check_seed_builds, load_seed
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.eval_service import AGENT_EVALS, MinibatchEvaluations
+from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.reflect.cost import CostLedger
 from routesim_evolve.reflect.pricing import load_prices
 from routesim_evolve.report.heldout import (
@@ -139,7 +142,7 @@ def evolve(
     _write_settings(settings)
     scoring = _scoring(settings.scoring, data, runner, say)
     search = _search(settings.search, proposers, data, scoring, ledger, say,
-                     acceptance or acceptance_rule())
+                     acceptance or acceptance_rule(settings.search.acceptance))
     say(f"evolving from {data.seed.origin} with {', '.join(p.name for p in proposers)}: "
         f"{len(data.train)} train, {len(data.val)} val scenarios, budget "
         f"{search.budget.limit} evaluations; run dir {settings.run_dir}")
@@ -183,8 +186,9 @@ def evolve(
     best_val = float(result.val_aggregate_scores[best_idx])
     seed_val = float(result.val_aggregate_scores[0])
     say(f"best candidate {best_path}: val score {best_val:.4f} (seed {seed_val:.4f})")
+    judged = judged_children(settings.run_dir / "log.jsonl")
     if best_idx == 0 and not stopped:
-        stopped = [_nothing_found(spent)]
+        stopped = [_nothing_found(spent, judged, proposers)]
         say(stopped[0])
     parent = _parent(result.parents, best_idx)
     summary = RunSummary(
@@ -197,6 +201,7 @@ def evolve(
         test=_held_out(best, texts[parent] if parent else None, data, scoring, say),
         notes=[*data.seed.notes, *stopped, *checked],
         cost=ledger.describe(),
+        judged=judged,
     )
     _write_report(summary, settings.run_dir)
     return summary
@@ -270,13 +275,21 @@ def _search(
     minibatch = min(settings.minibatch, len(data.train))
     budget = EvalBudget(settings.max_evals or 20 * len(data.val), minibatch=minibatch,
                         val_size=len(data.val), spent=spent)
+    if isinstance(acceptance, DrawsEvidence):
+        # A sequential rule plays a child beyond its minibatch, on the run's
+        # evaluator (its cache, its budget), keeping the val pass a kept
+        # child costs.
+        acceptance.attach(TrainEvidence(
+            data.train, scoring.evaluator, run_dir / "reseeded-train", workers=scoring.workers,
+            allowance=lambda: budget.left - len(data.val)))
     for proposer in proposers:
         proposer.attach_evaluations(scoring.agents)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive,
                                   plateau_evals=settings.plateau_evals or 5 * len(data.val),
                                   spent=spent, verdict=lambda: acceptance.last)
     runlog = RunLog(run_dir, budget=budget, proposer=lambda: dispatcher.current.name,
-                    ledger=ledger)
+                    ledger=ledger,
+                    judged=acceptance.record if isinstance(acceptance, DrawsEvidence) else None)
     state = SearchState(run_dir, seed=settings.seed, minibatch=minibatch, dispatcher=dispatcher,
                         ledger=ledger)
     if state.restore():
@@ -371,9 +384,16 @@ def _stopped_early(why: str, budget: EvalBudget) -> str:
             f"has anything left that could move a score ({why}). {_WHAT_HELPS}")
 
 
-def _nothing_found(spent: int) -> str:
-    """What a run says whose budget found nothing better than the seed."""
-    return f"No candidate beat the seed on val in {spent} evaluations. {_WHAT_HELPS}"
+def _nothing_found(spent: int, judged: Sequence[JudgedChild],
+                   proposers: Sequence[Proposer]) -> str:
+    """What a run says whose budget found nothing better than the seed: what
+    its acceptance refused, and what would help (a language model only when
+    the run had none)."""
+    saw = refused_note(judged)
+    helps = (_WHAT_HELPS if all(isinstance(p, OfflineProposer) for p in proposers)
+             else "A larger --max-evals gives the acceptance more children to judge.")
+    return " ".join(part for part in (
+        f"No candidate beat the seed on val in {spent} evaluations.", saw, helps) if part)
 
 
 def _write_report(summary: RunSummary, run_dir: Path) -> None:
@@ -391,6 +411,8 @@ def render_report(summary: RunSummary) -> str:
         f"(seed {summary.seed_val:.4f}); {summary.candidates} candidates kept, "
         f"{summary.metric_calls} evaluations. LM cost: {summary.cost or 'not recorded'}.",
         *summary.notes,
+        *([f"## Children the acceptance judged\n\n{render_judged(summary.judged)}"]
+          if summary.judged else []),
         "## Held-out test: per arena",
         render_table(summary.test),
         "## Held-out test: score axes, per arena",

@@ -11,12 +11,15 @@ from typing import TypeVar
 from routesim_evolve.evolve.acceptance import PairedAcceptance
 from routesim_evolve.evolve.confirm import confirm_best
 from routesim_evolve.evolve.rules import AcceptanceRule, ConfirmationRule
+from routesim_evolve.evolve.sequential import SequentialAcceptance
 from routesim_evolve.evolve.sum_rises import SumRises
 
 #: Each acceptance rule's constructor, by name; its keyword options (the
-#: paired rule's `threshold` and `majority`) pass through `acceptance_rule`.
+#: paired rule's `threshold` and `majority`, the sequential rule's
+#: SequentialTest fields) pass through `acceptance_rule`.
 ACCEPTANCE_RULES: dict[str, Callable[..., AcceptanceRule]] = {
     "paired": PairedAcceptance,
+    "sequential": SequentialAcceptance,
     "sum-rises": SumRises,
 }
 CONFIRMATION_RULES: dict[str, ConfirmationRule] = {

@@ -17,6 +17,7 @@ from gepa.proposer.base import CandidateProposal
 from gepa.strategies.acceptance import AcceptanceCriterion
 
 from routesim_evolve.corpus.examples import ScenarioExample
+from routesim_evolve.evolve.evidence import TrainEvidence
 from routesim_evolve.score.evaluator import Evaluator
 
 #: GEPA's side info of one scenario's evaluation (score/feedback.py
@@ -46,6 +47,19 @@ class AcceptanceRule(AcceptanceCriterion, Protocol):
         """The verdict from the minibatch's side infos (the parent's, then the
         child's, scenario by scenario) and summed scores alone: what a
         benchmark plays on every minibatch without a GEPA proposal."""
+        ...
+
+
+@runtime_checkable
+class DrawsEvidence(Protocol):
+    """An acceptance rule that evaluates a child beyond its minibatch
+    (sequential.py): the driver attaches the run's train evidence."""
+
+    def attach(self, evidence: TrainEvidence) -> None: ...
+
+    def record(self) -> dict[str, Any] | None:
+        """The last proposal's decision as the run log records it with the
+        accepted or rejected event (judged.py reads it back)."""
         ...
 
 

@@ -35,6 +35,7 @@ class RunLog:
         proposer: Status | None = None,
         stream: TextIO | None = None,
         ledger: CostLedger | None = None,
+        judged: Callable[[], dict[str, Any] | None] | None = None,
     ) -> None:
         self.run_dir = run_dir
         self.path = run_dir / "log.jsonl"
@@ -51,6 +52,8 @@ class RunLog:
         self._proposed = True
         self.candidates_dir.mkdir(parents=True, exist_ok=True)
         self.ledger = ledger
+        # A sequential acceptance's last decision (rules.py DrawsEvidence).
+        self._judged = judged or (lambda: None)
         self._cost_at_iteration_start = ledger.total_usd if ledger else 0.0
         if ledger is not None:
             ledger.on_charge = self._charged
@@ -117,11 +120,15 @@ class RunLog:
 
     def on_candidate_accepted(self, event: Mapping[str, Any]) -> None:
         self.event("accepted", iteration=event["iteration"], idx=event["new_candidate_idx"],
-                   score=event["new_score"])
+                   score=event["new_score"], **self._decision())
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
         self.event("rejected", iteration=event["iteration"], old=event["old_score"],
-                   new=event["new_score"], reason=event["reason"])
+                   new=event["new_score"], reason=event["reason"], **self._decision())
+
+    def _decision(self) -> dict[str, Any]:
+        decision = self._judged()
+        return {} if decision is None else {"decision": decision}
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
         source = candidate_text(event["candidate"])

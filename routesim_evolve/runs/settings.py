@@ -13,6 +13,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from routesim_evolve.corpus.worlds import WorldSecret
+from routesim_evolve.evolve.judged import JudgedChild
 from routesim_evolve.reflect.base import BackendOptions
 from routesim_evolve.score.compare import Comparison
 from routesim_evolve.simulate.executor import ExecutorSettings
@@ -56,6 +57,7 @@ class SearchSettings(_Part):
     adaptive: bool
     plateau_evals: int | None
     max_cost: float | None
+    acceptance: str | None
 
 
 _P = TypeVar("_P", bound=_Part)
@@ -76,6 +78,9 @@ class EvolveSettings(BaseModel):
     seed: int = 0
     adaptive: bool = True
     plateau_evals: int | None = Field(default=None, description="None: 5 × |val|")
+    acceptance: str | None = Field(
+        default=None, description="the acceptance rule by name (evolve/registry.py); None: "
+        "the run's default there")
     timeout: float = Field(default=DEFAULT_LIMITS.timeout_s, gt=0,
                            description="wall-clock seconds per candidate and scenario")
     memory: int = Field(default=DEFAULT_LIMITS.memory_bytes, gt=0, description="heap bytes")
@@ -140,3 +145,5 @@ class RunSummary(BaseModel):
     test: Comparison
     notes: list[str] = []
     cost: str = Field(default="", description="what the LM replies cost, as the ledger says it")
+    judged: list[JudgedChild] = Field(
+        default=[], description="each child a sequential acceptance judged (evolve/judged.py)")
