@@ -7,46 +7,68 @@ and each move the other way, the moved file as the parent and the original
 as its child (tuned parents seldom have better children: the moves back
 are where the better ones are).
 Every candidate is scored on the bundled corpus's train, val and test
-scenarios in its public worlds (reproducible; cached under the project
-cache, so a second run takes seconds).
+scenarios in its public worlds and on reseeded copies of them (other draws
+of the same scenarios: --held-out-copies of val and test, the sequential
+rule's copies of train; reproducible, cached under the project cache, so a
+second run takes seconds).
 
 The truth about a child is its paired difference from its parent over the
-40 held-out scenarios (val and test): *better* when the mean is above 0
-with a paired t over scenarios of at least 2, *not better* when the mean is
-at most 0, left out otherwise. Each rule then sees every minibatch GEPA
-could draw (every 3 of the 8 train scenarios) and keeps the child or not:
+held-out samples (val and test and their copies, 160 by default): its mean,
+the *true gain*, with a 95 % bootstrap interval resampling whole scenarios
+(a scenario's copies move together). *Better* when the interval's low end is
+above 0, *not better* when the mean is at most 0, left out otherwise. Each
+rule then sees every minibatch GEPA could draw (every 3 of the 8 train
+scenarios) and keeps the child or not:
 
 - GEPA's: the minibatch's summed score rises;
 - the paired t alone, at several thresholds: the sum rises and the paired t
   over the minibatch's payments reaches the threshold;
-- ours (evolve/acceptance.py), at several thresholds: the same, and the
-  child rose on more than half of the minibatch's scenarios.
+- the paired rule (evolve/acceptance.py), at several thresholds: the same,
+  and the child rose on more than half of the minibatch's scenarios;
+- the sequential rule (evolve/sequential.py): the minibatch, then rounds of
+  the other train scenarios and reseeded train copies (evolve/evidence.py,
+  the order a run draws them in) until its test decides.
 
 It prints, per rule, the false acceptance rate (the share of minibatches on
 which a not-better child is kept, averaged over those children) and the
-power (the same over better children).
+power (the same over better children), each with a 95 % bootstrap interval
+over pairs; the power by size of the true gain; the sequential rule's
+evaluations per child and their CPU time beside the price of the LM reply
+it judges; and one line:
 
-    python bench/bench_acceptance.py [--workers 2]
+    acceptance: false X.X % [lo, hi] of N not-better pairs; power at >= +0.01
+    Y.Y % [lo, hi] of M better pairs; E.E evaluations per child
+
+    python bench/bench_acceptance.py [--workers 2] [--held-out-copies 3] [--fine]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from routesim_evolve.build.gomodule import cache_root
-from routesim_evolve.corpus.examples import ScenarioExample, load_examples
-from routesim_evolve.evolve.acceptance import ACCEPT_T, paired_t
+from routesim_evolve.corpus.examples import ScenarioExample, load_examples, original_name, reseeded
+from routesim_evolve.evolve.acceptance import ACCEPT_T
+from routesim_evolve.evolve.evidence import TRAIN_COPIES, plan_rounds
 from routesim_evolve.evolve.registry import acceptance_rule
 from routesim_evolve.evolve.rules import AcceptanceRule
+from routesim_evolve.evolve.sequential import SequentialAcceptance
 from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
+from routesim_evolve.reflect.pricing import bundled_prices
+from routesim_evolve.reflect.spec import DEFAULT_MODELS
+from routesim_evolve.reflect.usage import Usage
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
+from routesim_evolve.score.stats import bootstrap_mean_ci
 
 REPO = Path(__file__).resolve().parents[1]
 PARENTS = ("cmd/routesim/candidate_impl.go", "planner.go", "probabilistic.go", "skeptic.go",
@@ -55,8 +77,16 @@ THRESHOLDS = (1.0, 1.2, 1.5, 2.0, 2.5)
 #: The thresholds tried with the majority of scenarios.
 MAJORITY_THRESHOLDS = (1.0, 1.2, 1.5)
 MINIBATCH = 3
-#: A child is better when its mean held-out gain has at least this paired t.
-TRUTH_T = 2.0
+#: Reseeded copies of each val and test scenario the truth adds.
+HELD_OUT_COPIES = 3
+#: The true gains the power is asked for (issue 44), and the bins of the curve.
+POWER_AT = 0.01
+GAIN_BINS = (0.0, 0.003, 0.01, 0.02, 0.03, float("inf"))
+#: The LM reply an acceptance decision is weighed against: a proposal
+#: prompt and its reply, at the default Anthropic model's price.
+REPLY = Usage(input_tokens=30_000, output_tokens=6_000)
+
+Infos = dict[str, dict[str, Any]]
 
 
 def parent_sources() -> dict[str, str]:
@@ -67,61 +97,101 @@ def parent_sources() -> dict[str, str]:
     return out
 
 
-def children(source: str) -> dict[str, str]:
-    """Each knob moved once: numbers halved and doubled, choices to every
-    other value; moves that change nothing are dropped."""
+def children(source: str, fine: bool) -> dict[str, str]:
+    """Each knob moved once: numbers halved and doubled (and with `fine`
+    ×0.8 and ×1.25), choices to every other value; moves that change
+    nothing are dropped."""
     out = {}
     for knob in find_tunables(source):
-        for label, value in _moves(knob):
+        for label, value in _moves(knob, fine):
             child = set_value(source, knob, value)
             if child != source:
                 out[f"{knob.name}{label}"] = child
     return out
 
 
-def _moves(knob: Tunable) -> list[tuple[str, float | str]]:
+def _moves(knob: Tunable, fine: bool) -> list[tuple[str, float | str]]:
     if knob.kind == "choice":
         return [(f"={c}", c) for c in knob.options if c != knob.value]
     value = float(knob.value)
+    factors = (0.5, 2.0, 0.8, 1.25) if fine else (0.5, 2.0)
     # Within the knob's bounds, as the offline proposer keeps it.
-    return [("x0.5", knob.clamp(value / 2)), ("x2", knob.clamp(value * 2))]
+    return [(f"x{f:g}", knob.clamp(value * f)) for f in factors]
 
 
 def side_infos(source: str, examples: Sequence[ScenarioExample], evaluator: Evaluator,
-               workers: int) -> dict[str, dict[str, Any]]:
+               workers: int) -> Infos:
     evaluations = evaluator.evaluate_many(source, examples, workers=workers)
     return {e.name: evaluator.side_info(ev, e) for e, ev in zip(examples, evaluations,
                                                                   strict=True)}
 
 
-def truth(parent: dict[str, dict[str, Any]], child: dict[str, dict[str, Any]],
-          held_out: Sequence[str]) -> str:
+@dataclass(frozen=True)
+class Truth:
+    """A child's true gain over its parent on the held-out samples."""
+
+    gain: float
+    low: float
+    high: float
+
+    @property
+    def verdict(self) -> str:
+        if self.gain <= 0:
+            return "not better"
+        return "better" if self.low > 0 else "unclear"
+
+
+def truth(parent: Infos, child: Infos, held_out: Sequence[str]) -> Truth:
     diffs = [_score(child[n]) - _score(parent[n]) for n in held_out]
-    mean = sum(diffs) / len(diffs)
-    if mean <= 0:
-        return "not better"
-    return "better" if paired_t(diffs) >= TRUTH_T else "unclear"
+    gain, low, high = bootstrap_mean_ci(diffs, clusters=[original_name(n) for n in held_out],
+                                        resamples=2000)
+    return Truth(gain, low, high)
 
 
 def _score(info: dict[str, Any]) -> float:
     return ScenarioFeedback.from_side_info(info).score
 
 
-def acceptance_rates(parent: dict[str, dict[str, Any]], child: dict[str, dict[str, Any]],
-                     train: Sequence[str]) -> dict[str, float]:
-    """The share of all minibatches on which each rule keeps the child."""
-    kept = dict.fromkeys(RULES, 0)
+@dataclass
+class Judged:
+    """What every rule did with one pair over all minibatches."""
+
+    name: str
+    truth: Truth
+    #: The share of minibatches on which each rule kept the child.
+    kept: dict[str, float]
+    #: The sequential rule's observations (child evaluations), per minibatch.
+    observations: list[int]
+
+
+def judge(parent: Infos, child: Infos, train: Sequence[str], copies: int,
+          held_out: Sequence[str], name: str) -> Judged:
+    """Every rule on every minibatch of the pair."""
+    kept = dict.fromkeys([*RULES, SEQUENTIAL], 0)
     batches = list(itertools.combinations(train, MINIBATCH))
+    observations = []
     for batch in batches:
         before = [parent[n] for n in batch]
         after = [child[n] for n in batch]
         old, new = sum(map(_score, before)), sum(map(_score, after))
-        for name, rule in RULES.items():
-            kept[name] += rule.keeps(before, after, old, new)
-    return {rule: n / len(batches) for rule, n in kept.items()}
+        for rule_name, rule in RULES.items():
+            kept[rule_name] += rule.keeps(before, after, old, new)
+        decision = SEQUENTIAL_RULE.judge(before, after, _rounds(parent, child, train, batch,
+                                                                copies))
+        kept[SEQUENTIAL] += decision.kept
+        observations.append(decision.observations)
+    return Judged(name, truth(parent, child, held_out),
+                  {r: n / len(batches) for r, n in kept.items()}, observations)
 
 
-#: The rules compared, by the name the table gives them.
+def _rounds(parent: Infos, child: Infos, train: Sequence[str], batch: Sequence[str],
+            copies: int) -> Iterator[list[float]]:
+    """The rounds a run would draw after this minibatch, from the cache."""
+    for names in plan_rounds(train, batch, copies):
+        yield [_score(child[n]) - _score(parent[n]) for n in names]
+
+
+#: The minibatch rules compared, by the name the table gives them.
 RULES: dict[str, AcceptanceRule] = {
     "GEPA (sum rises)": acceptance_rule("sum-rises"),
     **{f"paired t >= {t}": acceptance_rule("paired", threshold=t, majority=False)
@@ -129,6 +199,10 @@ RULES: dict[str, AcceptanceRule] = {
     **{f"paired t >= {t} and most scenarios risen": acceptance_rule("paired", threshold=t)
        for t in MAJORITY_THRESHOLDS},
 }
+#: The sequential rule, with its defaults.
+SEQUENTIAL_RULE = SequentialAcceptance()
+SEQUENTIAL = (f"sequential (SPRT, gain {SEQUENTIAL_RULE.test.gain:+.2f}, "
+              f"alpha {SEQUENTIAL_RULE.test.alpha}, beta {SEQUENTIAL_RULE.test.beta})")
 #: The run's rule, marked in the table.
 RUNS_RULE = f"paired t >= {ACCEPT_T} and most scenarios risen"
 
@@ -137,50 +211,111 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=REPO / "corpus")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--held-out-copies", type=int, default=HELD_OUT_COPIES,
+                        help="reseeded copies of each val and test scenario in the truth")
+    parser.add_argument("--fine", action="store_true",
+                        help="knobs moved x0.8 and x1.25 too: more pairs with small gains")
     args = parser.parse_args(argv)
-    train = load_examples(args.corpus, "train")
-    held_out = load_examples(args.corpus, "val") + load_examples(args.corpus, "test")
+    with tempfile.TemporaryDirectory(prefix="bench-acceptance-") as tmp:
+        # The copies' files carry the graph's absolute path: the same
+        # content, hence the same cache entries, every run.
+        train = reseeded(load_examples(args.corpus, "train"), TRAIN_COPIES, Path(tmp))
+        held_out = reseeded(load_examples(args.corpus, "val") + load_examples(args.corpus, "test"),
+                            args.held_out_copies, Path(tmp))
+        return _run(args, train, held_out)
+
+
+def _run(args: argparse.Namespace, train: list[ScenarioExample],
+         held_out: list[ScenarioExample]) -> int:
     every = train + held_out
     references = ReferenceResults()
     references.precompute(every, workers=args.workers)
     evaluator = Evaluator(references, cache_dir=cache_root() / "bench-acceptance")
+    originals = [e.name for e in train if original_name(e.name) == e.name]
     start = time.monotonic()
-    rows: list[tuple[str, str, dict[str, float]]] = []
+    rows: list[Judged] = []
     for pname, psource in parent_sources().items():
         parent = side_infos(psource, every, evaluator, args.workers)
-        for cname, csource in children(psource).items():
+        for cname, csource in children(psource, args.fine).items():
             child = side_infos(csource, every, evaluator, args.workers)
             # Both ways: the knob moved, and moved back (a tuned parent's
             # children are seldom better; their parents, as children of
             # theirs, often are).
             for name, old, new in ((f"{pname} -> {cname}", parent, child),
                                    (f"{pname} <- {cname}", child, parent)):
-                verdict = truth(old, new, [e.name for e in held_out])
-                rates = acceptance_rates(old, new, [e.name for e in train])
-                rows.append((name, verdict, rates))
-                print(f"  {name}: {verdict}; kept by GEPA on "
-                      f"{rates['GEPA (sum rises)']:.0%} of minibatches", file=sys.stderr)
+                rows.append(judge(old, new, originals, TRAIN_COPIES,
+                                  [e.name for e in held_out], name))
+                j = rows[-1]
+                print(f"  {name}: {j.truth.verdict} {j.truth.gain:+.4f} "
+                      f"[{j.truth.low:+.4f}, {j.truth.high:+.4f}]", file=sys.stderr, flush=True)
     print(f"{len(rows)} parent-child pairs ({len(rows) // 2} knob moves of {len(PARENTS)} "
-          f"parents, each way), {len(every)} scenarios each, "
+          f"parents, each way); the truth over {len(held_out)} held-out samples, the "
+          f"sequential rule on up to {len(train)} train samples; "
           f"{time.monotonic() - start:.0f} s")
-    _report(rows)
+    _report(rows, _cpu_per_evaluation(references, train[:8], args.workers))
     return 0
 
 
-def _report(rows: list[tuple[str, str, dict[str, float]]]) -> None:
-    classes = {c: [r for r in rows if r[1] == c] for c in ("not better", "better", "unclear")}
+def _cpu_per_evaluation(references: ReferenceResults, sample: Sequence[ScenarioExample],
+                        workers: int) -> float:
+    """CPU seconds one scenario evaluation takes (the seed, uncached: the
+    simulator's processes included)."""
+    fresh = Evaluator(references, cache_dir=None)
+    before = os.times()
+    fresh.evaluate_many(parent_sources()["seed"], sample, workers=workers)
+    after = os.times()
+    cpu = sum(getattr(after, f) - getattr(before, f)
+              for f in ("user", "system", "children_user", "children_system"))
+    return cpu / len(sample)
+
+
+def _report(rows: list[Judged], cpu_per_eval: float) -> None:
+    classes = {c: [r for r in rows if r.truth.verdict == c]
+               for c in ("not better", "better", "unclear")}
     print(", ".join(f"{len(v)} {k}" for k, v in classes.items()))
-    print("\n| rule | false acceptance (not better kept) | power (better kept) |")
-    print("|---|---:|---:|")
-    for rule in rows[0][2]:
-        far = _mean([r[2][rule] for r in classes["not better"]])
-        power = _mean([r[2][rule] for r in classes["better"]])
+    print("\n| rule | false acceptance (not better kept) | power (better kept) | "
+          f"power at >= {POWER_AT:+.2f} |")
+    print("|---|---:|---:|---:|")
+    strong = [r for r in classes["better"] if r.truth.gain >= POWER_AT]
+    for rule in rows[0].kept:
         mark = " (the run's)" if rule == RUNS_RULE else ""
-        print(f"| {rule}{mark} | {far:.1%} | {power:.1%} |")
+        print(f"| {rule}{mark} | {_rate(classes['not better'], rule)} | "
+              f"{_rate(classes['better'], rule)} | {_rate(strong, rule)} |")
+    print(f"\nPower by true gain (better pairs), {SEQUENTIAL} beside {RUNS_RULE}:")
+    print("| true gain | pairs | sequential | paired |")
+    print("|---|---:|---:|---:|")
+    for low, high in itertools.pairwise(GAIN_BINS):
+        bin_rows = [r for r in classes["better"] if low <= r.truth.gain < high]
+        print(f"| [{low:+.3f}, {high:+.3f}) | {len(bin_rows)} | "
+              f"{_rate(bin_rows, SEQUENTIAL)} | {_rate(bin_rows, RUNS_RULE)} |")
+    counts = [n for r in rows for n in r.observations]
+    mean = sum(counts) / len(counts)
+    price = bundled_prices().price(DEFAULT_MODELS["anthropic"])
+    reply_usd = price.cost(REPLY) if price else float("nan")
+    print(f"\nSequential rule: {mean:.1f} child evaluations per decision on average "
+          f"(largest {max(counts)}; its parent's as many more at most, often cached); "
+          f"about {cpu_per_eval:.2f} CPU s per evaluation, so {2 * mean * cpu_per_eval:.0f} "
+          f"CPU s per decision at most, beside ${reply_usd:.2f} for the LM reply it judges "
+          f"({REPLY.input_tokens} input and {REPLY.output_tokens} output tokens at "
+          f"{DEFAULT_MODELS['anthropic']}'s price)")
+    far = _interval(classes["not better"], SEQUENTIAL)
+    power = _interval(strong, SEQUENTIAL)
+    print(f"acceptance: false {far[0]:.1%} [{far[1]:.1%}, {far[2]:.1%}] of "
+          f"{len(classes['not better'])} not-better pairs; power at >= {POWER_AT:+.2f} "
+          f"{power[0]:.1%} [{power[1]:.1%}, {power[2]:.1%}] of {len(strong)} better pairs; "
+          f"{mean:.1f} evaluations per child")
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
+def _interval(rows: Sequence[Judged], rule: str) -> tuple[float, float, float]:
+    """The mean share of minibatches kept, with its bootstrap interval over pairs."""
+    if not rows:
+        return float("nan"), float("nan"), float("nan")
+    return bootstrap_mean_ci([r.kept[rule] for r in rows], resamples=2000)
+
+
+def _rate(rows: Sequence[Judged], rule: str) -> str:
+    mean, low, high = _interval(rows, rule)
+    return "n/a" if not rows else f"{mean:.1%} [{low:.1%}, {high:.1%}]"
 
 
 if __name__ == "__main__":
