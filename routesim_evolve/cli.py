@@ -177,6 +177,10 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
               help="Which child is kept (docs/search.md): paired, the minibatch's paired "
                    "test; sequential, more train evidence until an SPRT decides; sum-rises, "
                    f"GEPA's own. Default: {DEFAULT_ACCEPTANCE}.")
+@click.option("--held-out-evals", type=click.IntRange(min=1),
+              help="Candidate evaluations the closing held-out table may spend on reseeded "
+                   "draws of the test split until the best's comparisons detect ±0.02. "
+                   "Default: half the search's budget (--max-evals).")
 @click.option("--prompts", "prompts_dir", type=click.Path(exists=True, file_okay=False,
               path_type=Path), help="Prompt pack directory (default: prompts/default).")
 @click.option("--seed", "rng_seed", type=int, default=_run_default("seed"), show_default=True,
@@ -193,7 +197,8 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
 def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Path | None,
          name: str | None, runs_dir: Path, max_evals: int | None, max_proposals: int | None,
          workers: int | None, reflection: tuple[str, ...], adaptive: bool,
-         plateau_evals: int | None, acceptance: str | None, prompts_dir: Path | None,
+         plateau_evals: int | None, acceptance: str | None, held_out_evals: int | None,
+         prompts_dir: Path | None,
          rng_seed: int, timeout: float,
          executor: str, ray_address: str | None, verbose: bool, max_cost: float | None,
          prices: Path | None, cache_ttl: str, lm_idle_timeout: float,
@@ -218,7 +223,8 @@ def main(ctx: click.Context, corpus: Path | None, degraded: bool, seed_file: Pat
         corpus=corpus, run_dir=runs_dir / (name or default_run_name(corpus, degraded)),
         degraded=degraded, seed_file=seed_file, max_evals=max_evals,
         max_proposals=max_proposals, max_concurrency=workers, seed=rng_seed,
-        adaptive=adaptive, plateau_evals=plateau_evals, acceptance=acceptance, timeout=timeout,
+        adaptive=adaptive, plateau_evals=plateau_evals, acceptance=acceptance,
+        held_out_evals=held_out_evals, timeout=timeout,
         reflection=list(reflection), prompts=prompts_dir, max_cost=max_cost, prices=prices,
         lm=BackendOptions(cache_ttl=cache_ttl, idle_timeout=lm_idle_timeout),  # type: ignore[arg-type]
         executor=_executor_settings(executor, ray_address),

@@ -81,6 +81,9 @@ class EvolveSettings(BaseModel):
     acceptance: str | None = Field(
         default=None, description="the acceptance rule by name (evolve/registry.py); None: "
         "the run's default there")
+    held_out_evals: int | None = Field(
+        default=None, ge=1, description="candidate evaluations the held-out test may spend on "
+        "reseeded draws of the test split (score/resolve.py); None: half the search's budget")
     timeout: float = Field(default=DEFAULT_LIMITS.timeout_s, gt=0,
                            description="wall-clock seconds per candidate and scenario")
     memory: int = Field(default=DEFAULT_LIMITS.memory_bytes, gt=0, description="heap bytes")
