@@ -126,3 +126,14 @@ def test_the_bundled_lessons_name_nothing_the_model_cannot_see():
     for unseen in ("planner.go", "probabilistic.go", "corpus generate", "--seed", "knob ",
                    "compare --", "keptRounds", "mayCarry"):
         assert unseen not in text, unseen
+
+
+def test_the_prompt_says_what_the_acceptance_saw_of_the_parent(manifest):
+    """With a sequential acceptance the model is told the gain, interval and
+    evaluations its parent was kept on (evolve/sequential.py account_of)."""
+    pack = PromptPack(manifest, docs=NO_DOCS)
+    seen = "gain +0.0120 [+0.0041, +0.0199] over 40 scenario evaluations, accepted"
+    told = pack.render("package main", [], parent_seen=seen).dynamic
+    assert "# What the acceptance saw of this candidate" in told and seen in told
+    untold = pack.render("package main", []).dynamic
+    assert "What the acceptance saw" not in untold

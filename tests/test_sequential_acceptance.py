@@ -172,3 +172,6 @@ def test_the_rule_plays_the_child_against_its_parent_from_the_state() -> None:
     assert "over 8 scenario evaluations, accepted" in reason
     assert len(seen) == 1  # the account does not judge again
     assert rule.last_decision is not None and rule.last_decision.observations == 8
+    # What the prompt tells a model given this child as its parent.
+    assert rule.account_of("child") == rule.last_decision.account()
+    assert rule.account_of("another") is None

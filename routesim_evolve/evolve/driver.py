@@ -287,6 +287,8 @@ def _search(
             allowance=lambda: budget.left - len(data.val)))
     for proposer in proposers:
         proposer.attach_evaluations(scoring.agents)
+        if isinstance(acceptance, DrawsEvidence):
+            proposer.attach_acceptance(acceptance.account_of)
     dispatcher = RotatingProposer(proposers, adaptive=settings.adaptive,
                                   plateau_evals=settings.plateau_evals or 5 * len(data.val),
                                   spent=spent, verdict=lambda: acceptance.last)

@@ -57,6 +57,11 @@ class DrawsEvidence(Protocol):
 
     def attach(self, evidence: TrainEvidence) -> None: ...
 
+    def account_of(self, source: str) -> str | None:
+        """What it decided of the child with this source, in words (the
+        prompt tells the model of its parent's), or None."""
+        ...
+
     def record(self) -> dict[str, Any] | None:
         """The last proposal's decision as the run log records it with the
         accepted or rejected event (judged.py reads it back)."""

@@ -43,6 +43,7 @@ from scipy import stats
 from routesim_evolve.evolve.evidence import TrainEvidence
 from routesim_evolve.evolve.rules import SideInfo, minibatch_sums, sums_account
 from routesim_evolve.evolve.runlog import candidate_text
+from routesim_evolve.score.evaluator import candidate_hash
 from routesim_evolve.score.feedback import ScenarioFeedback
 
 #: The gain in mean scenario score a child must be likely to have to be
@@ -194,6 +195,13 @@ class SequentialAcceptance:
         # The proposals judged lately, held so their ids stay theirs: GEPA
         # asks for a rejected one's account after judging its whole batch.
         self._decided: dict[int, tuple[Any, Decision]] = {}
+        # Every child judged, by source hash: the prompt tells the model
+        # what was seen of the parent it is given.
+        self._accounts: dict[str, str] = {}
+
+    def account_of(self, source: str) -> str | None:
+        """The decision on a child it judged, in words, or None."""
+        return self._accounts.get(candidate_hash(source))
 
     def attach(self, evidence: TrainEvidence) -> None:
         """Where further rounds come from (the driver's run evaluator)."""
@@ -233,6 +241,8 @@ class SequentialAcceptance:
             if len(self._decided) >= _REMEMBERED:
                 self._decided.pop(next(iter(self._decided)))
             self._decided[key] = (proposal, self._judge(proposal, state))
+            self._accounts[candidate_hash(candidate_text(proposal.candidate))] = \
+                self._decided[key][1].account()
         self.last_decision = self._decided[key][1]
         return self.last_decision
 

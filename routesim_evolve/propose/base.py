@@ -3,7 +3,7 @@ the hooks through which the dispatcher tells it how its proposals fared."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -48,6 +48,11 @@ class Proposer:
         """The run's scorer of files on named train scenarios, for a
         proposer that lets its model score its own edits (an agent)."""
 
+    def attach_acceptance(self, account_of: Callable[[str], str | None]) -> None:
+        """What the run's acceptance saw of a candidate it judged (its gain,
+        interval and evaluations), by source: a prompted proposer tells its
+        model of the parent's (evolve/sequential.py)."""
+
     def on_unchanged(self, note: str) -> None:
         """Its last proposal was not evaluated: it repeated its parent or a
         candidate already evaluated (`note` says which)."""
@@ -72,12 +77,17 @@ class PromptedProposer(Proposer):
         self.pack = pack
         self._note: str | None = None
         self._memory: list[Recalled] = []
+        self._account_of: Callable[[str], str | None] = lambda _source: None
+
+    def attach_acceptance(self, account_of: Callable[[str], str | None]) -> None:
+        self._account_of = account_of
 
     def prompt(self, parent: str, feedback: Sequence[ScenarioFeedback]) -> PromptParts:
         """The prompt for this proposal, with the pending note (then cleared)."""
         note, self._note = self._note, None
         return self.pack.render(parent, feedback, note=note, hand_in=self.hand_in,
-                                history=[r.line() for r in self._memory])
+                                history=[r.line() for r in self._memory],
+                                parent_seen=self._account_of(parent))
 
     def remember(self, summary: str) -> None:
         """Keep a proposal just made, its outcome to come (the hooks below)."""

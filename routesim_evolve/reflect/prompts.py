@@ -214,13 +214,16 @@ class PromptPack:
     def render(
         self, candidate: str, feedback: Sequence[ScenarioFeedback], *, note: str | None = None,
         hand_in: HandIn = "reply", history: Sequence[str] = (),
+        parent_seen: str | None = None,
     ) -> PromptParts:
         """The prompt for one proposal; `note` tells the model about its
         previous reply (e.g. that it changed nothing); `hand_in` how the file
-        comes back (HAND_IN: a reply, or an agent's edit in place)."""
+        comes back (HAND_IN: a reply, or an agent's edit in place);
+        `parent_seen` what the acceptance saw of the candidate when it was
+        kept (its gain over its own parent, interval, evaluations)."""
         dynamic = self._env.get_template("iteration.md.j2").render(
             candidate=candidate.strip(), feedback=[_template_item(f) for f in feedback], note=note,
-            reply=HAND_IN[hand_in], history=list(history),
+            reply=HAND_IN[hand_in], history=list(history), parent_seen=parent_seen,
         )
         return PromptParts(static=self.static, dynamic=dynamic.strip())
 
