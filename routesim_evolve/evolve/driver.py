@@ -191,6 +191,10 @@ def evolve(
     if best_idx == 0 and not stopped:
         stopped = [_nothing_found(spent, judged, proposers)]
         say(stopped[0])
+    elif best_idx == 0 and (saw := refused_note(judged)):
+        # Stopped early with nothing kept: what the acceptance refused too.
+        stopped.append(saw)
+        say(saw)
     parent = _parent(result.parents, best_idx)
     test, resolution = _held_out(best, texts[parent] if parent else None, data, scoring, say,
                                  settings.held_out_evals or search.budget.limit // 2)
