@@ -99,3 +99,8 @@ def test_a_sequential_rule_plays_children_beyond_the_minibatch_within_the_budget
     assert beyond == [] or (settings.run_dir / "reseeded-train").is_dir()
     report = (settings.run_dir / "report.md").read_text()
     assert "## Children the acceptance judged" in report
+    if not any(c.kept for c in summary.judged):
+        # A run that kept nothing says what it refused, however it stopped.
+        assert any(n.startswith("The acceptance refused") or "The acceptance refused" in n
+                   for n in summary.notes), summary.notes
+    assert any(n.startswith("held-out test: ") for n in summary.notes)
