@@ -40,6 +40,7 @@ it judges; and one line:
     Y.Y % [lo, hi] of M better pairs; E.E evaluations per child
 
     python bench/bench_acceptance.py [--workers 2] [--held-out-copies 3] [--fine]
+                                     [--parents seed,planner,probabilistic,skeptic,targeted]
 """
 
 from __future__ import annotations
@@ -215,7 +216,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="reseeded copies of each val and test scenario in the truth")
     parser.add_argument("--fine", action="store_true",
                         help="knobs moved x0.8 and x1.25 too: more pairs with small gains")
+    parser.add_argument("--parents", default=",".join(parent_sources()),
+                        help="the parents whose knob moves are played (comma-separated; "
+                        "default all): a subset is a smaller, quicker measurement")
     args = parser.parse_args(argv)
+    known = parent_sources()
+    args.parents = [p for p in args.parents.split(",") if p]
+    if unknown := [p for p in args.parents if p not in known]:
+        parser.error(f"--parents: no parent {', '.join(unknown)}; they are {', '.join(known)}")
     with tempfile.TemporaryDirectory(prefix="bench-acceptance-") as tmp:
         # The copies' files carry the graph's absolute path: the same
         # content, hence the same cache entries, every run.
@@ -235,6 +243,8 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
     start = time.monotonic()
     rows: list[Judged] = []
     for pname, psource in parent_sources().items():
+        if pname not in args.parents:
+            continue
         parent = side_infos(psource, every, evaluator, args.workers)
         for cname, csource in children(psource, args.fine).items():
             child = side_infos(csource, every, evaluator, args.workers)
@@ -248,9 +258,9 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
                 j = rows[-1]
                 print(f"  {name}: {j.truth.verdict} {j.truth.gain:+.4f} "
                       f"[{j.truth.low:+.4f}, {j.truth.high:+.4f}]", file=sys.stderr, flush=True)
-    print(f"{len(rows)} parent-child pairs ({len(rows) // 2} knob moves of {len(PARENTS)} "
-          f"parents, each way); the truth over {len(held_out)} held-out samples, the "
-          f"sequential rule on up to {len(train)} train samples; "
+    print(f"{len(rows)} parent-child pairs ({len(rows) // 2} knob moves of "
+          f"{', '.join(args.parents)}, each way); the truth over {len(held_out)} held-out "
+          f"samples, the sequential rule on up to {len(train)} train samples; "
           f"{time.monotonic() - start:.0f} s")
     _report(rows, _cpu_per_evaluation(references, train[:8], args.workers))
     return 0
