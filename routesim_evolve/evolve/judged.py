@@ -13,24 +13,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+
+from routesim_evolve.evolve.sequential import Decision
 
 #: How many refused children the closing note names.
 NAMED = 5
 
 
-class JudgedChild(BaseModel):
-    """One child's acceptance: kept or not, its gain and what it cost."""
-
-    model_config = ConfigDict(frozen=True)
+class JudgedChild(Decision):
+    """One child's acceptance (sequential.py's decision), with the iteration
+    it came in and the gain the rule asked for."""
 
     iteration: int
-    kept: bool
-    outcome: str
-    gain: float
-    low: float
-    high: float
-    observations: int
     #: The gain the rule asked for; a refused child whose interval reaches
     #: it came close.
     wanted: float
