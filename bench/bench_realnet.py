@@ -15,11 +15,12 @@ line:
     realnet: agreement X.X % of N attempts; lnd sim-real success D.DDD [lo, hi];
     champion-lnd real D.DDD [lo, hi]
 
-(agreement over the served routers' attempts, agreement.py; lnd's interval is
-±the exact 95 % upper bound on the share of payments whose outcome differs
-between the simulator's lnd and real lnd, since a bootstrap of differences
-that are all 0 is the empty [0, 0]; the champion's a 95 % bootstrap interval
-over payments, resampled by scenario). Slow: about 2 minutes per
+(agreement over the served routers' attempts, agreement.py; both intervals
+are 95 % bootstrap intervals over payments, resampled by scenario, except
+that lnd's, when no payment's outcome differs, is ±the exact 95 % upper bound
+on the share of payments whose outcome differs, since a bootstrap of
+differences that are all 0 is the empty [0, 0]; the line before it gives
+that bound always). Slow: about 2 minutes per
 world of 12 nodes on 2 cores, about 10 minutes per scenario for 3 routers.
 
     python bench/bench_realnet.py [--scenarios 1] [--arenas base,drift,atomic_mpp]
@@ -168,11 +169,13 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
                      f"{sum(1 for d in gaps if d < 0)} sim did not; 95 % upper bound on the "
                      f"share that differs {differ_upper_bound(differ, len(gaps)):.3f})")
     boot = bootstrap_mean_ci(lnd_gap, clusters=clusters_a)
-    # A bootstrap of differences that are all 0 is the empty [0, 0]: the
-    # interval printed is the exact bound on the share of payments whose
-    # outcome differs, which bounds the difference either way.
+    # The interval of the difference is the bootstrap over scenarios; but a
+    # bootstrap of differences that are all 0 is the empty [0, 0], so then
+    # it is the exact bound on the share of payments whose outcome differs,
+    # which bounds the difference either way.
     differ = sum(1 for d in lnd_gap if d != 0)
     bound = differ_upper_bound(differ, len(lnd_gap))
+    lnd_interval = (boot[1], boot[2]) if differ else (-bound, bound)
     b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
     b_sim = bootstrap_mean_ci(champ_lead_sim, clusters=clusters_b)
     rows = [AgreementRow.model_validate(r) for e in by.values()
@@ -187,7 +190,7 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
               f"champion-lnd in the simulator on the same payments {b_sim[0]:.3f} "
               f"[{b_sim[1]:.3f}, {b_sim[2]:.3f}]",
               f"realnet: agreement {100 * agreement_share(rows):.1f} % of {len(rows)} attempts; "
-              f"lnd sim-real success {boot[0]:.3f} [{-bound:.3f}, {bound:.3f}]; "
+              f"lnd sim-real success {boot[0]:.3f} [{lnd_interval[0]:.3f}, {lnd_interval[1]:.3f}]; "
               f"champion-lnd real {b[0]:.3f} [{b[1]:.3f}, {b[2]:.3f}]"]
     return lines
 
