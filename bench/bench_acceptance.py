@@ -5,7 +5,8 @@ champion and the seed as a parent, and as its children every knob the
 offline proposer turns, halved and doubled (a choice: every other value);
 and each move the other way, the moved file as the parent and the original
 as its child (tuned parents seldom have better children: the moves back
-are where the better ones are).
+are where the better ones are); and the parents against each other, both
+ways (one router's mechanisms for another's: gains of every size).
 Every candidate is scored on the bundled corpus's train, val and test
 scenarios in its public worlds and on reseeded copies of them (other draws
 of the same scenarios: --held-out-copies of val and test, the sequential
@@ -242,10 +243,11 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
     originals = [e.name for e in train if original_name(e.name) == e.name]
     start = time.monotonic()
     rows: list[Judged] = []
+    parents: dict[str, Infos] = {}
     for pname, psource in parent_sources().items():
         if pname not in args.parents:
             continue
-        parent = side_infos(psource, every, evaluator, args.workers)
+        parent = parents[pname] = side_infos(psource, every, evaluator, args.workers)
         for cname, csource in children(psource, args.fine).items():
             child = side_infos(csource, every, evaluator, args.workers)
             # Both ways: the knob moved, and moved back (a tuned parent's
@@ -258,9 +260,17 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
                 j = rows[-1]
                 print(f"  {name}: {j.truth.verdict} {j.truth.gain:+.4f} "
                       f"[{j.truth.low:+.4f}, {j.truth.high:+.4f}]", file=sys.stderr, flush=True)
-    print(f"{len(rows)} parent-child pairs ({len(rows) // 2} knob moves of "
-          f"{', '.join(args.parents)}, each way); the truth over {len(held_out)} held-out "
-          f"samples, the sequential rule on up to {len(train)} train samples; "
+    moves = len(rows) // 2
+    # One router's mechanisms against another's: the champions and the seed
+    # paired both ways, gains of every size (all evaluated already).
+    for (aname, a), (bname, b) in itertools.combinations(parents.items(), 2):
+        for name, old, new in ((f"{aname} -> {bname}", a, b), (f"{bname} -> {aname}", b, a)):
+            rows.append(judge(old, new, originals, TRAIN_COPIES,
+                              [e.name for e in held_out], name))
+    print(f"{len(rows)} parent-child pairs ({moves} knob moves of "
+          f"{', '.join(args.parents)}, each way, and those routers against each other); "
+          f"the truth over {len(held_out)} held-out samples, the sequential rule on up to "
+          f"{len(train)} train samples; "
           f"{time.monotonic() - start:.0f} s")
     _report(rows, _cpu_per_evaluation(references, train[:8], args.workers))
     return 0
