@@ -219,7 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="knobs moved x0.8 and x1.25 too: more pairs with small gains")
     parser.add_argument("--parents", default=",".join(parent_sources()),
                         help="the parents whose knob moves are played (comma-separated; "
-                        "default all): a subset is a smaller, quicker measurement")
+                        "default all): a subset is a smaller, quicker measurement; the "
+                        "champions are paired with each other whatever it says")
     args = parser.parse_args(argv)
     known = parent_sources()
     args.parents = [p for p in args.parents.split(",") if p]
@@ -245,9 +246,9 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
     rows: list[Judged] = []
     parents: dict[str, Infos] = {}
     for pname, psource in parent_sources().items():
-        if pname not in args.parents:
-            continue
         parent = parents[pname] = side_infos(psource, every, evaluator, args.workers)
+        if pname not in args.parents:
+            continue  # in the pairs between champions below, not its knob moves
         for cname, csource in children(psource, args.fine).items():
             child = side_infos(csource, every, evaluator, args.workers)
             # Both ways: the knob moved, and moved back (a tuned parent's
