@@ -35,9 +35,27 @@ def never() -> Iterator[list[float]]:
     yield []  # pragma: no cover
 
 
-def test_a_child_that_plays_like_its_parent_is_refused_on_its_minibatch() -> None:
-    decision = SequentialTest().decide([0.0, 0.0, 0.0], never())
+def test_a_child_clearly_worse_on_its_minibatch_is_refused_there() -> None:
+    decision = SequentialTest().decide([-0.02, 0.0, -0.01], never())
     assert (decision.kept, decision.outcome, decision.observations) == (False, "rejected", 3)
+
+
+def test_a_child_that_ties_its_minibatch_gets_one_round_and_no_more() -> None:
+    """A tie is not clearly worse (a change for one arena ties on others):
+    the left-out scenarios are drawn; a child that ties them too is refused."""
+    drawn = []
+
+    def rounds() -> Iterator[list[float]]:
+        for k in range(10):
+            drawn.append(k)
+            yield [0.0] * 5
+
+    decision = SequentialTest().decide([0.0, 0.0, 0.0], rounds())
+    assert (decision.kept, decision.outcome, decision.observations) == (False, "rejected", 8)
+    assert drawn == [0]
+    # One that gains where the minibatch did not look goes on.
+    gains = SequentialTest().decide([0.0, 0.0, 0.0], iter([[0.03, 0.04, 0.0, 0.03, 0.05]]))
+    assert gains.outcome != "rejected"
 
 
 def test_a_clear_minibatch_gain_is_not_kept_before_the_least_observations() -> None:

@@ -53,8 +53,9 @@ GAIN = 0.01
 ALPHA = 0.05
 #: The largest miss the test aims at for a child gaining GAIN (power 1 − β).
 BETA = 0.2
-#: No child is kept on fewer observations: a variance from three scenarios
-#: can be near 0 by chance and would accept on nothing.
+#: No child is kept on fewer observations, and none refused unless clearly
+#: worse: a variance from three scenarios can be near 0 by chance, and a
+#: child that ties its parent on the minibatch may gain elsewhere.
 MIN_OBSERVATIONS = 8
 #: At most this many observations per child, the minibatch's included;
 #: a child still undecided then is refused. Scenario differences of a
@@ -138,7 +139,7 @@ class SequentialTest(BaseModel):
         rounds: Iterator[Sequence[float]] = iter(more)
         while True:
             llr = self.llr(diffs)
-            if llr <= self.lower:
+            if llr <= self.lower and self._may_refuse(diffs):
                 return self._decision(diffs, llr, "rejected")
             if llr >= self.upper and len(diffs) >= self.min_observations:
                 return self._decision(diffs, llr, "accepted")
@@ -148,6 +149,13 @@ class SequentialTest(BaseModel):
             if step is None:  # nothing more to draw: as at the cap
                 return self._decision(diffs, llr, "capped")
             diffs += list(step)[: self.max_observations - len(diffs)]
+
+    def _may_refuse(self, diffs: Sequence[float]) -> bool:
+        """Before the least observations only a child clearly worse is
+        refused (its mean below 0): one that tied its parent on the
+        minibatch may gain where the minibatch did not look (a change for
+        one arena ties on the others), and a round shows it."""
+        return len(diffs) >= self.min_observations or sum(diffs) < 0
 
     def _decision(self, diffs: Sequence[float], llr: float, outcome: str) -> Decision:
         gain, low, high = mean_interval(diffs)
