@@ -32,8 +32,8 @@ scenarios) and keeps the child or not:
 
 It prints, per rule, the false acceptance rate (the share of minibatches on
 which a not-better child is kept, averaged over those children) and the
-power (the same over better children), each with a 95 % bootstrap interval
-over pairs; the power by size of the true gain; the sequential rule's
+power (the same over better children), each with an exact 95 % interval that
+counts each pair as one decision; the power by size of the true gain; the sequential rule's
 evaluations per child and their CPU time beside the price of the LM reply
 it judges; and one line:
 
@@ -56,6 +56,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from scipy import stats
 
 from routesim_evolve.build.gomodule import cache_root
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples, original_name, reseeded
@@ -330,10 +332,18 @@ def _report(rows: list[Judged], cpu_per_eval: float) -> None:
 
 
 def _interval(rows: Sequence[Judged], rule: str) -> tuple[float, float, float]:
-    """The mean share of minibatches kept, with its bootstrap interval over pairs."""
+    """The mean share of minibatches kept, with an exact (Clopper-Pearson)
+    95 % interval that counts each pair as one decision: the minibatches of
+    one pair share most of their evidence (the sequential rule's rounds are
+    the same for all of them), so they are not independent trials, and a
+    bootstrap over a handful of pairs that all agree gives a point."""
     if not rows:
         return float("nan"), float("nan"), float("nan")
-    return bootstrap_mean_ci([r.kept[rule] for r in rows], resamples=2000)
+    n = len(rows)
+    kept = sum(r.kept[rule] for r in rows)
+    low = 0.0 if kept <= 0 else float(stats.beta.ppf(0.025, kept, n - kept + 1))
+    high = 1.0 if kept >= n else float(stats.beta.ppf(0.975, kept + 1, n - kept))
+    return kept / n, low, high
 
 
 def _rate(rows: Sequence[Judged], rule: str) -> str:
