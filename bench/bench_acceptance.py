@@ -260,9 +260,7 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
                                    (f"{pname} <- {cname}", child, parent)):
                 rows.append(judge(old, new, originals, TRAIN_COPIES,
                                   [e.name for e in held_out], name))
-                j = rows[-1]
-                print(f"  {name}: {j.truth.verdict} {j.truth.gain:+.4f} "
-                      f"[{j.truth.low:+.4f}, {j.truth.high:+.4f}]", file=sys.stderr, flush=True)
+                _say(rows[-1])
     moves = len(rows) // 2
     # One router's mechanisms against another's: the champions paired both
     # ways, gains of every size (all evaluated already). Not the seed, which
@@ -272,6 +270,7 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
         for name, old, new in ((f"{aname} -> {bname}", a, b), (f"{bname} -> {aname}", b, a)):
             rows.append(judge(old, new, originals, TRAIN_COPIES,
                               [e.name for e in held_out], name))
+            _say(rows[-1])
     print(f"{len(rows)} parent-child pairs ({moves} knob moves of "
           f"{', '.join(args.parents)}, each way, and those routers against each other); "
           f"the truth over {len(held_out)} held-out samples, the sequential rule on up to "
@@ -279,6 +278,15 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
           f"{time.monotonic() - start:.0f} s")
     _report(rows, _cpu_per_evaluation(references, train[:8], args.workers))
     return 0
+
+
+def _say(j: Judged) -> None:
+    """One pair as it is judged (on stderr): its truth and what the run's
+    rule and the sequential one kept."""
+    print(f"  {j.name}: {j.truth.verdict} {j.truth.gain:+.4f} [{j.truth.low:+.4f}, "
+          f"{j.truth.high:+.4f}]; kept on {j.kept[RUNS_RULE]:.0%} of minibatches by the "
+          f"run's rule, {j.kept[SEQUENTIAL]:.0%} by the sequential one", file=sys.stderr,
+          flush=True)
 
 
 def _cpu_per_evaluation(references: ReferenceResults, sample: Sequence[ScenarioExample],
