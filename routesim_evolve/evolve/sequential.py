@@ -64,7 +64,7 @@ MIN_OBSERVATIONS = 8
 MAX_OBSERVATIONS = 128
 #: The least standard deviation of a scenario's difference the test
 #: assumes: a child that plays like its parent (every difference 0) is then
-#: refused in a few observations instead of dividing by zero.
+#: refused at the least observations instead of dividing by zero.
 MIN_SD = 0.005
 
 
@@ -192,7 +192,7 @@ class SequentialAcceptance:
     """The sequential rule (rules.py `AcceptanceRule`, registry.py
     "sequential"): the minibatch's differences first, then rounds of train
     evidence (`attach`) until `test` decides. Without evidence attached it
-    decides on the minibatch alone, which then rarely keeps a child."""
+    has the minibatch alone, fewer observations than it keeps a child on."""
 
     def __init__(self, test: SequentialTest | None = None, **settings: float) -> None:
         self.test = test or SequentialTest(**settings)
@@ -240,7 +240,7 @@ class SequentialAcceptance:
         decision = self._decide(proposal, state)
         return (f"{sums_account(*minibatch_sums(proposal))}; {decision.account()} "
                 f"(kept when a sequential test finds a gain of {self.test.gain:+.3f} likelier "
-                f"than none, at most {self.test.alpha:.0%} false acceptance)")
+                f"than none, aiming at {self.test.alpha:.0%} false acceptance)")
 
     def _decide(self, proposal: Any, state: Any) -> Decision:
         """Each proposal is judged once; its account is asked for again."""
