@@ -49,3 +49,16 @@ def test_a_run_that_kept_nothing_names_what_it_refused_and_what_came_close(
                            "+0.0060 [-0.0040, +0.0160] over 8 evaluations, rejected")
     assert "1 came close" in note
     assert refused_note([]) == ""
+
+
+def test_a_language_model_is_advised_only_to_a_run_that_had_none() -> None:
+    from routesim_evolve.evolve.driver import _what_helps
+    from routesim_evolve.propose.base import Proposer
+    from routesim_evolve.propose.offline import OfflineProposer
+
+    class Model(Proposer):
+        name = "anthropic"
+
+    assert "give the run a language model" in _what_helps([OfflineProposer()])
+    assert "language model" not in _what_helps([Model()])
+    assert "language model" not in _what_helps([OfflineProposer(), Model()])

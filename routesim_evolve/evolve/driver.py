@@ -168,7 +168,7 @@ def evolve(
     # Counted before the held-out test, whose evaluations land in the same
     # cache but are not the search's.
     spent = search.budget.used
-    stopped = _stop_notes(settings.max_cost, search, ledger)
+    stopped = _stop_notes(settings.max_cost, search, ledger, proposers)
     for note in stopped:
         say(note)
     texts = [candidate_text(c) for c in result.candidates]
@@ -345,11 +345,12 @@ def _search(
     return _Search(budget=budget, dispatcher=dispatcher, runlog=runlog, config=config)
 
 
-def _stop_notes(max_cost: float | None, search: _Search, ledger: CostLedger) -> list[str]:
+def _stop_notes(max_cost: float | None, search: _Search, ledger: CostLedger,
+                proposers: Sequence[Proposer]) -> list[str]:
     """Why the search stopped before its budget, if it did."""
     notes = []
     if (why := search.dispatcher.exhausted()) is not None:
-        notes.append(_stopped_early(why, search.budget))
+        notes.append(_stopped_early(why, search.budget, proposers))
     if _over_cost(max_cost, ledger):
         notes.append(f"Stopped at the cost limit: the LM replies cost {ledger.describe()} of "
                      f"--max-cost ${max_cost:.2f}, after {search.budget.used} of "
@@ -393,10 +394,18 @@ _WHAT_HELPS = (
 )
 
 
-def _stopped_early(why: str, budget: EvalBudget) -> str:
+def _stopped_early(why: str, budget: EvalBudget, proposers: Sequence[Proposer]) -> str:
     """What a run whose proposers ran dry says, once: why, and what would help."""
     return (f"Stopping early after {budget.used} of {budget.limit} evaluations: no proposer "
-            f"has anything left that could move a score ({why}). {_WHAT_HELPS}")
+            f"has anything left that could move a score ({why}). {_what_helps(proposers)}")
+
+
+def _what_helps(proposers: Sequence[Proposer]) -> str:
+    """A language model is advised only to a run that had none."""
+    if all(isinstance(p, OfflineProposer) for p in proposers):
+        return _WHAT_HELPS
+    return ("A larger --max-evals gives the acceptance more children to judge; another seed "
+            "file (--seed-file) gives the model another start.")
 
 
 def _nothing_found(spent: int, judged: Sequence[JudgedChild],
@@ -404,11 +413,9 @@ def _nothing_found(spent: int, judged: Sequence[JudgedChild],
     """What a run says whose budget found nothing better than the seed: what
     its acceptance refused, and what would help (a language model only when
     the run had none)."""
-    saw = refused_note(judged)
-    helps = (_WHAT_HELPS if all(isinstance(p, OfflineProposer) for p in proposers)
-             else "A larger --max-evals gives the acceptance more children to judge.")
     return " ".join(part for part in (
-        f"No candidate beat the seed on val in {spent} evaluations.", saw, helps) if part)
+        f"No candidate beat the seed on val in {spent} evaluations.", refused_note(judged),
+        _what_helps(proposers)) if part)
 
 
 def _write_report(summary: RunSummary, run_dir: Path) -> None:
