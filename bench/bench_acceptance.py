@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
 import tempfile
 import time
@@ -72,6 +71,7 @@ from routesim_evolve.reflect.spec import DEFAULT_MODELS
 from routesim_evolve.reflect.usage import Usage
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
+from routesim_evolve.score.resolve import cpu_seconds
 from routesim_evolve.score.stats import bootstrap_mean_ci
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,6 +91,8 @@ GAIN_BINS = (0.0, 0.003, 0.01, 0.02, 0.03, float("inf"))
 REPLY = Usage(input_tokens=30_000, output_tokens=6_000)
 
 Infos = dict[str, dict[str, Any]]
+#: Each sample's score, by name.
+Scores = dict[str, float]
 
 
 def parent_sources() -> dict[str, str]:
@@ -145,8 +147,8 @@ class Truth:
         return "better" if self.low > 0 else "unclear"
 
 
-def truth(parent: Infos, child: Infos, held_out: Sequence[str]) -> Truth:
-    diffs = [_score(child[n]) - _score(parent[n]) for n in held_out]
+def truth(parent: Scores, child: Scores, held_out: Sequence[str]) -> Truth:
+    diffs = [child[n] - parent[n] for n in held_out]
     gain, low, high = bootstrap_mean_ci(diffs, clusters=[original_name(n) for n in held_out],
                                         resamples=2000)
     return Truth(gain, low, high)
@@ -154,6 +156,11 @@ def truth(parent: Infos, child: Infos, held_out: Sequence[str]) -> Truth:
 
 def _score(info: dict[str, Any]) -> float:
     return ScenarioFeedback.from_side_info(info).score
+
+
+def _scores(infos: Infos) -> Scores:
+    """Each sample's score, read from its side info once."""
+    return {name: _score(info) for name, info in infos.items()}
 
 
 @dataclass
@@ -171,28 +178,30 @@ class Judged:
 def judge(parent: Infos, child: Infos, train: Sequence[str], copies: int,
           held_out: Sequence[str], name: str) -> Judged:
     """Every rule on every minibatch of the pair."""
+    parent_scores, child_scores = _scores(parent), _scores(child)
     kept = dict.fromkeys([*RULES, SEQUENTIAL], 0)
     batches = list(itertools.combinations(train, MINIBATCH))
     observations = []
     for batch in batches:
         before = [parent[n] for n in batch]
         after = [child[n] for n in batch]
-        old, new = sum(map(_score, before)), sum(map(_score, after))
+        old = sum(parent_scores[n] for n in batch)
+        new = sum(child_scores[n] for n in batch)
         for rule_name, rule in RULES.items():
             kept[rule_name] += rule.keeps(before, after, old, new)
-        decision = SEQUENTIAL_RULE.judge(before, after, _rounds(parent, child, train, batch,
-                                                                copies))
+        decision = SEQUENTIAL_RULE.judge(
+            before, after, _rounds(parent_scores, child_scores, train, batch, copies))
         kept[SEQUENTIAL] += decision.kept
         observations.append(decision.observations)
-    return Judged(name, truth(parent, child, held_out),
+    return Judged(name, truth(parent_scores, child_scores, held_out),
                   {r: n / len(batches) for r, n in kept.items()}, observations)
 
 
-def _rounds(parent: Infos, child: Infos, train: Sequence[str], batch: Sequence[str],
+def _rounds(parent: Scores, child: Scores, train: Sequence[str], batch: Sequence[str],
             copies: int) -> Iterator[list[float]]:
     """The rounds a run would draw after this minibatch, from the cache."""
     for names in plan_rounds(train, batch, copies):
-        yield [_score(child[n]) - _score(parent[n]) for n in names]
+        yield [child[n] - parent[n] for n in names]
 
 
 #: The minibatch rules compared, by the name the table gives them.
@@ -294,12 +303,9 @@ def _cpu_per_evaluation(references: ReferenceResults, sample: Sequence[ScenarioE
     """CPU seconds one scenario evaluation takes (the seed, uncached: the
     simulator's processes included)."""
     fresh = Evaluator(references, cache_dir=None)
-    before = os.times()
+    start = cpu_seconds()
     fresh.evaluate_many(parent_sources()["seed"], sample, workers=workers)
-    after = os.times()
-    cpu = sum(getattr(after, f) - getattr(before, f)
-              for f in ("user", "system", "children_user", "children_system"))
-    return cpu / len(sample)
+    return (cpu_seconds() - start) / len(sample)
 
 
 def _report(rows: list[Judged], cpu_per_eval: float) -> None:

@@ -178,8 +178,8 @@ def closing_lines(saved: list[dict], champion: str) -> list[str]:
     lnd_interval = (boot[1], boot[2]) if differ else (-bound, bound)
     b = bootstrap_mean_ci(champ_lead, clusters=clusters_b)
     b_sim = bootstrap_mean_ci(champ_lead_sim, clusters=clusters_b)
-    rows = [AgreementRow.model_validate(r) for e in by.values()
-            if scenario_key(e) in set(clusters_a)
+    played = set(clusters_a)
+    rows = [AgreementRow.model_validate(r) for e in by.values() if scenario_key(e) in played
             for r in e["agreement"]]
     lines += [f"lnd sim and real differ on {differ} of {len(lnd_gap)} payments (95 % upper "
               f"bound {bound:.3f}); the bootstrap over scenarios gives {boot[0]:.3f} "

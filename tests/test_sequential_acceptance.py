@@ -17,10 +17,10 @@ from routesim_evolve.evolve.rules import DrawsEvidence
 from routesim_evolve.evolve.sequential import (
     SequentialAcceptance,
     SequentialTest,
-    mean_interval,
 )
 from routesim_evolve.score.axes import ScoreAxes
 from routesim_evolve.score.feedback import ScenarioFeedback
+from routesim_evolve.score.stats import mean_t_interval
 
 AXES = ScoreAxes(success=0.5, retry_efficiency=0.5, fee_efficiency=0.5, payments=2)
 
@@ -112,7 +112,7 @@ def test_its_error_rates_hold_on_normal_differences(gain: float, lowest: float,
 
 
 def test_the_interval_of_the_gain() -> None:
-    mean, low, high = mean_interval([0.01, 0.02, 0.03])
+    mean, low, high = mean_t_interval([0.01, 0.02, 0.03])
     assert mean == pytest.approx(0.02)
     assert low == pytest.approx(0.02 - 4.303 * 0.01 / 3 ** 0.5, abs=1e-4)
     assert high == pytest.approx(0.02 + 4.303 * 0.01 / 3 ** 0.5, abs=1e-4)

@@ -70,12 +70,20 @@ def axis_deltas(before: Sequence[SideInfo],
     return out
 
 
+def scenario_differences(before: Sequence[SideInfo],
+                         after: Sequence[SideInfo]) -> list[float]:
+    """The child's score minus the parent's on each minibatch scenario
+    (GEPA's side infos, in the same order): each the sum of its payments'
+    share differences (the sequential rule's observations, sequential.py)."""
+    return [ScenarioFeedback.from_side_info(new).score
+            - ScenarioFeedback.from_side_info(old).score
+            for old, new in zip(before, after, strict=True)]
+
+
 def scenarios_risen(before: Sequence[SideInfo],
                     after: Sequence[SideInfo]) -> int:
     """How many of the minibatch's scenarios the child scored higher on."""
-    return sum(ScenarioFeedback.from_side_info(new).score
-               > ScenarioFeedback.from_side_info(old).score
-               for old, new in zip(before, after, strict=True))
+    return sum(d > 0 for d in scenario_differences(before, after))
 
 
 def majority(scenarios: int) -> int:

@@ -28,7 +28,8 @@ TRAIN_COPIES = 15
 def plan_rounds(train: Sequence[str], minibatch: Sequence[str], copies: int) -> list[list[str]]:
     """The scenario names of each round after the minibatch, in order: the
     train scenarios it left out, then copy k of every train scenario."""
-    left = [name for name in train if name not in set(minibatch)]
+    drawn = set(minibatch)
+    left = [name for name in train if name not in drawn]
     rounds = [left] if left else []
     rounds += [[f"{name}{RESEED_MARK}{k}" for name in train] for k in range(1, copies + 1)]
     return rounds

@@ -38,13 +38,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from scipy import stats
 
+from routesim_evolve.evolve.acceptance import scenario_differences
 from routesim_evolve.evolve.evidence import TrainEvidence
 from routesim_evolve.evolve.rules import SideInfo, minibatch_sums, sums_account
 from routesim_evolve.evolve.runlog import candidate_text
 from routesim_evolve.score.evaluator import candidate_hash
 from routesim_evolve.score.feedback import ScenarioFeedback
+from routesim_evolve.score.stats import mean_t_interval
 
 #: The gain in mean scenario score a child must be likely to have to be
 #: kept: the small gains the search makes near champion level (issue 44).
@@ -158,34 +159,14 @@ class SequentialTest(BaseModel):
         return len(diffs) >= self.min_observations or sum(diffs) < 0
 
     def _decision(self, diffs: Sequence[float], llr: float, outcome: str) -> Decision:
-        gain, low, high = mean_interval(diffs)
+        gain, low, high = mean_t_interval(diffs)
         return Decision(kept=outcome == "accepted", outcome=outcome, observations=len(diffs),
                         gain=gain, low=low, high=high, llr=llr)
 
 
-def mean_interval(diffs: Sequence[float]) -> tuple[float, float, float]:
-    """The mean and its 95 % Student t interval (of one difference, the
-    whole range a difference of two scores in [0, 1] can take)."""
-    n = len(diffs)
-    if n == 0:
-        return 0.0, 0.0, 0.0
-    mean = sum(diffs) / n
-    if n == 1:
-        return mean, -1.0, 1.0
-    half = float(stats.t.ppf(0.975, n - 1)) * statistics.stdev(diffs) / math.sqrt(n)
-    return mean, mean - half, mean + half
-
 #: How many proposals' decisions the rule holds for their accounts: more
 #: than GEPA judges in one batch.
 _REMEMBERED = 32
-
-
-def scenario_differences(before: Sequence[SideInfo], after: Sequence[SideInfo]) -> list[float]:
-    """The child's score minus the parent's on each minibatch scenario
-    (GEPA's side infos, in the same order): each the sum of its payments'
-    share differences."""
-    return [ScenarioFeedback.from_side_info(new).score - ScenarioFeedback.from_side_info(old).score
-            for old, new in zip(before, after, strict=True)]
 
 
 class SequentialAcceptance:

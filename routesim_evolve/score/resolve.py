@@ -65,7 +65,7 @@ def compare_until_resolved(
     """`compare_routers` on one draw, then on as many draws as the focus's
     widest comparison needs to detect `target` (by the square-root law from
     what one draw detected), within `allowed` candidate evaluations."""
-    start = os.times()
+    start = cpu_seconds()
     per_draw = len(candidates) * len(examples)
     draws = 1
     while True:
@@ -79,12 +79,17 @@ def compare_until_resolved(
         if nxt <= draws:
             break
         draws = nxt
-    end = os.times()
-    cpu = sum(getattr(end, f) - getattr(start, f)
-              for f in ("user", "system", "children_user", "children_system"))
     return comparison, Resolution(draws=draws, scenarios=len(examples), detectable=widest,
                                   target=target, allowed=allowed,
-                                  evaluations=draws * per_draw, cpu_s=cpu)
+                                  evaluations=draws * per_draw, cpu_s=cpu_seconds() - start)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds this process and its finished children (the simulator
+    runs) have used: the difference of two readings is what work between
+    them cost."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _widest(comparison: Comparison, focus: str) -> float | None:

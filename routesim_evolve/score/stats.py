@@ -52,6 +52,21 @@ class PairedComparison(BaseModel):
         return self.ci_low > 0 or self.ci_high < 0
 
 
+def mean_t_interval(diffs: Sequence[float], *,
+                    confidence: float = 0.95) -> tuple[float, float, float]:
+    """The mean and its Student t interval (of one difference, the whole
+    range a difference of two scores in [0, 1] can take; of none, 0)."""
+    values = np.asarray(diffs, dtype=float)
+    if values.size == 0:
+        return 0.0, 0.0, 0.0
+    mean = float(values.mean())
+    if values.size == 1:
+        return mean, -1.0, 1.0
+    half = float(stats.t.ppf(1 - (1 - confidence) / 2, values.size - 1)
+                 * values.std(ddof=1) / np.sqrt(values.size))
+    return mean, mean - half, mean + half
+
+
 def bootstrap_mean_ci(
     diffs: Sequence[float],
     *,
