@@ -1,17 +1,20 @@
 """How often is a proposal that is not better kept, and a better one kept?
 
 The search's proposals are mostly small changes. This takes real ones: each
-champion and the seed as a parent, and as its children every knob the
-offline proposer turns, halved and doubled (a choice: every other value);
-and each move the other way, the moved file as the parent and the original
-as its child (tuned parents seldom have better children: the moves back
-are where the better ones are); and the champions against each other, both
-ways (one router's mechanisms for another's: gains of every size).
+champion and the seed as a parent, and every knob the offline proposer
+turns on a ladder of values (x0.25, x0.5, the parent's, x2, x4; a choice:
+every other value); each step along a ladder is a pair, both ways: the
+knob moved one step away from the parent's value, and one step back toward
+it (tuned parents seldom have better children: the moves back are where the
+better ones are, and a step back from x4 to x2 is smaller than one from x2
+to the parent's); and the champions against each other, both ways (one
+router's mechanisms for another's: gains of every size).
 Every candidate is scored on the bundled corpus's train, val and test
 scenarios in its public worlds and on reseeded copies of them (other draws
-of the same scenarios: --held-out-copies of val and test, the sequential
-rule's copies of train; reproducible, cached under the project cache, so a
-second run takes seconds).
+of the same scenarios: --held-out-copies of val and test, and the sequential
+rule's copies of train, each only when a decision reaches its round;
+reproducible, cached under the project cache, so a second run takes
+seconds).
 
 The truth about a child is its paired difference from its parent over the
 held-out samples (val and test and their copies, 160 by default): its mean,
@@ -103,33 +106,70 @@ def parent_sources() -> dict[str, str]:
     return out
 
 
-def children(source: str, fine: bool) -> dict[str, str]:
-    """Each knob moved once: numbers halved and doubled (and with `fine`
-    ×0.8 and ×1.25), choices to every other value; moves that change
-    nothing are dropped."""
-    out = {}
+#: The factors a number knob's ladder holds besides the parent's value
+#: (x1), and those `--fine` adds.
+LADDER = (0.25, 0.5, 2.0, 4.0)
+FINE_LADDER = (0.8, 1.25)
+
+
+def steps(source: str, fine: bool) -> list[tuple[str, str, str, str]]:
+    """Every step along every knob's ladder, from the parent's value outward:
+    (name of the nearer rung, its source, name of the farther one, its
+    source). A choice's ladder is a star: the parent's value to each other.
+    Values the knob's bounds clamp to one rung are that rung once."""
+    out = []
     for knob in find_tunables(source):
-        for label, value in _moves(knob, fine):
-            child = set_value(source, knob, value)
-            if child != source:
-                out[f"{knob.name}{label}"] = child
+        if knob.kind == "choice":
+            for option in knob.options:
+                if option != knob.value:
+                    out.append(("", source, f"{knob.name}={option}",
+                                set_value(source, knob, option)))
+            continue
+        for side in (_rungs(knob, source, fine, below=True),
+                     _rungs(knob, source, fine, below=False)):
+            out.extend((near[0], near[1], far[0], far[1])
+                       for near, far in itertools.pairwise([("", source), *side]))
     return out
 
 
-def _moves(knob: Tunable, fine: bool) -> list[tuple[str, float | str]]:
-    if knob.kind == "choice":
-        return [(f"={c}", c) for c in knob.options if c != knob.value]
-    value = float(knob.value)
-    factors = (0.5, 2.0, 0.8, 1.25) if fine else (0.5, 2.0)
-    # Within the knob's bounds, as the offline proposer keeps it.
-    return [(f"x{f:g}", knob.clamp(value * f)) for f in factors]
+def _rungs(knob: Tunable, source: str, fine: bool, below: bool) -> list[tuple[str, str]]:
+    """One side of a number knob's ladder, nearest first, within its bounds
+    (as the offline proposer keeps it)."""
+    factors = sorted((f for f in (*LADDER, *(FINE_LADDER if fine else ())) if (f < 1) == below),
+                     key=lambda f: abs(f - 1))
+    rungs, seen = [], {source}
+    for f in factors:
+        child = set_value(source, knob, knob.clamp(float(knob.value) * f))
+        if child not in seen:
+            seen.add(child)
+            rungs.append((f"{knob.name}x{f:g}", child))
+    return rungs
 
 
-def side_infos(source: str, examples: Sequence[ScenarioExample], evaluator: Evaluator,
-               workers: int) -> Infos:
-    evaluations = evaluator.evaluate_many(source, examples, workers=workers)
-    return {e.name: evaluator.side_info(ev, e) for e, ev in zip(examples, evaluations,
-                                                                  strict=True)}
+class Samples:
+    """One candidate's scores, sample by sample: the train originals and
+    the held-out samples at once (every minibatch and the truth read them),
+    the reseeded train copies only when a sequential decision reaches their
+    round (most pairs are decided on the originals)."""
+
+    def __init__(self, source: str, examples: Sequence[ScenarioExample], eager: set[str],
+                 evaluator: Evaluator, workers: int) -> None:
+        self._source, self._evaluator, self._workers = source, evaluator, workers
+        self._examples = {e.name: e for e in examples}
+        self.infos: Infos = {}
+        self.scores: Scores = {}
+        self.ensure([e.name for e in examples if e.name in eager])
+
+    def ensure(self, names: Sequence[str]) -> None:
+        """Evaluate those of `names` not evaluated yet, in one batch."""
+        todo = [self._examples[n] for n in names if n not in self.scores]
+        if not todo:
+            return
+        evaluations = self._evaluator.evaluate_many(self._source, todo, workers=self._workers)
+        for example, evaluation in zip(todo, evaluations, strict=True):
+            info = self._evaluator.side_info(evaluation, example)
+            self.infos[example.name] = info
+            self.scores[example.name] = ScenarioFeedback.from_side_info(info).score
 
 
 @dataclass(frozen=True)
@@ -154,15 +194,6 @@ def truth(parent: Scores, child: Scores, held_out: Sequence[str]) -> Truth:
     return Truth(gain, low, high)
 
 
-def _score(info: dict[str, Any]) -> float:
-    return ScenarioFeedback.from_side_info(info).score
-
-
-def _scores(infos: Infos) -> Scores:
-    """Each sample's score, read from its side info once."""
-    return {name: _score(info) for name, info in infos.items()}
-
-
 @dataclass
 class Judged:
     """What every rule did with one pair over all minibatches."""
@@ -175,33 +206,35 @@ class Judged:
     observations: list[int]
 
 
-def judge(parent: Infos, child: Infos, train: Sequence[str], copies: int,
+def judge(parent: Samples, child: Samples, train: Sequence[str], copies: int,
           held_out: Sequence[str], name: str) -> Judged:
     """Every rule on every minibatch of the pair."""
-    parent_scores, child_scores = _scores(parent), _scores(child)
     kept = dict.fromkeys([*RULES, SEQUENTIAL], 0)
     batches = list(itertools.combinations(train, MINIBATCH))
     observations = []
     for batch in batches:
-        before = [parent[n] for n in batch]
-        after = [child[n] for n in batch]
-        old = sum(parent_scores[n] for n in batch)
-        new = sum(child_scores[n] for n in batch)
+        before = [parent.infos[n] for n in batch]
+        after = [child.infos[n] for n in batch]
+        old = sum(parent.scores[n] for n in batch)
+        new = sum(child.scores[n] for n in batch)
         for rule_name, rule in RULES.items():
             kept[rule_name] += rule.keeps(before, after, old, new)
         decision = SEQUENTIAL_RULE.judge(
-            before, after, _rounds(parent_scores, child_scores, train, batch, copies))
+            before, after, _rounds(parent, child, train, batch, copies))
         kept[SEQUENTIAL] += decision.kept
         observations.append(decision.observations)
-    return Judged(name, truth(parent_scores, child_scores, held_out),
+    return Judged(name, truth(parent.scores, child.scores, held_out),
                   {r: n / len(batches) for r, n in kept.items()}, observations)
 
 
-def _rounds(parent: Scores, child: Scores, train: Sequence[str], batch: Sequence[str],
+def _rounds(parent: Samples, child: Samples, train: Sequence[str], batch: Sequence[str],
             copies: int) -> Iterator[list[float]]:
-    """The rounds a run would draw after this minibatch, from the cache."""
+    """The rounds a run would draw after this minibatch, each evaluated (or
+    read from the cache) when the test asks for it."""
     for names in plan_rounds(train, batch, copies):
-        yield [child[n] - parent[n] for n in names]
+        parent.ensure(names)
+        child.ensure(names)
+        yield [child.scores[n] - parent.scores[n] for n in names]
 
 
 #: The minibatch rules compared, by the name the table gives them.
@@ -227,7 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--held-out-copies", type=int, default=HELD_OUT_COPIES,
                         help="reseeded copies of each val and test scenario in the truth")
     parser.add_argument("--fine", action="store_true",
-                        help="knobs moved x0.8 and x1.25 too: more pairs with small gains")
+                        help="ladders with rungs at x0.8 and x1.25 too: more pairs with "
+                        "small gains")
     parser.add_argument("--parents", default=",".join(parent_sources()),
                         help="the parents whose knob moves are played (comma-separated; "
                         "default all): a subset is a smaller, quicker measurement; the "
@@ -253,20 +287,29 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
     references.precompute(every, workers=args.workers)
     evaluator = Evaluator(references, cache_dir=cache_root() / "bench-acceptance")
     originals = [e.name for e in train if original_name(e.name) == e.name]
+    eager = {*originals, *(e.name for e in held_out)}
+
+    def samples(source: str) -> Samples:
+        return Samples(source, every, eager, evaluator, args.workers)
+
     start = time.monotonic()
     rows: list[Judged] = []
-    parents: dict[str, Infos] = {}
+    parents: dict[str, Samples] = {}
     for pname, psource in parent_sources().items():
-        parent = parents[pname] = side_infos(psource, every, evaluator, args.workers)
+        parent = parents[pname] = samples(psource)
         if pname not in args.parents:
             continue  # in the pairs between champions below, not its knob moves
-        for cname, csource in children(psource, args.fine).items():
-            child = side_infos(csource, every, evaluator, args.workers)
-            # Both ways: the knob moved, and moved back (a tuned parent's
+        rungs = {"": parent}
+        for near, near_source, far, far_source in steps(psource, args.fine):
+            for rung, rung_source in ((near, near_source), (far, far_source)):
+                if rung not in rungs:
+                    rungs[rung] = samples(rung_source)
+            # Both ways: a step out, and a step back (a tuned parent's
             # children are seldom better; their parents, as children of
             # theirs, often are).
-            for name, old, new in ((f"{pname} -> {cname}", parent, child),
-                                   (f"{pname} <- {cname}", child, parent)):
+            label = f"{pname}{'.' + near if near else ''}"
+            for name, old, new in ((f"{label} -> {far}", rungs[near], rungs[far]),
+                                   (f"{label} <- {far}", rungs[far], rungs[near])):
                 rows.append(judge(old, new, originals, TRAIN_COPIES,
                                   [e.name for e in held_out], name))
                 _say(rows[-1])
@@ -280,7 +323,7 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
             rows.append(judge(old, new, originals, TRAIN_COPIES,
                               [e.name for e in held_out], name))
             _say(rows[-1])
-    print(f"{len(rows)} parent-child pairs ({moves} knob moves of "
+    print(f"{len(rows)} parent-child pairs ({moves} steps along the knob ladders of "
           f"{', '.join(args.parents)}, each way, and those routers against each other); "
           f"the truth over {len(held_out)} held-out samples, the sequential rule on up to "
           f"{len(train)} train samples; "
@@ -337,11 +380,9 @@ def _report(rows: list[Judged], cpu_per_eval: float) -> None:
           f"CPU s per decision at most, beside ${reply_usd:.2f} for the LM reply it judges "
           f"({REPLY.input_tokens} input and {REPLY.output_tokens} output tokens at "
           f"{DEFAULT_MODELS['anthropic']}'s price)")
-    far = _interval(classes["not better"], SEQUENTIAL)
-    power = _interval(strong, SEQUENTIAL)
-    print(f"acceptance: false {far[0]:.1%} [{far[1]:.1%}, {far[2]:.1%}] of "
+    print(f"acceptance: false {_rate(classes['not better'], SEQUENTIAL, ' ')} of "
           f"{len(classes['not better'])} not-better pairs; power at >= {POWER_AT:+.2f} "
-          f"{power[0]:.1%} [{power[1]:.1%}, {power[2]:.1%}] of {len(strong)} better pairs; "
+          f"{_rate(strong, SEQUENTIAL, ' ')} of {len(strong)} better pairs; "
           f"{mean:.1f} evaluations per child")
 
 
@@ -360,9 +401,13 @@ def _interval(rows: Sequence[Judged], rule: str) -> tuple[float, float, float]:
     return kept / n, low, high
 
 
-def _rate(rows: Sequence[Judged], rule: str) -> str:
+def _rate(rows: Sequence[Judged], rule: str, space: str = "") -> str:
+    """The share kept and its interval, as `12.5% [3.0%, 40.0%]` (with
+    `space`, `12.5 % [3.0 %, 40.0 %]`, as the closing line has it)."""
+    if not rows:
+        return "n/a"
     mean, low, high = _interval(rows, rule)
-    return "n/a" if not rows else f"{mean:.1%} [{low:.1%}, {high:.1%}]"
+    return f"{mean:.1%} [{low:.1%}, {high:.1%}]".replace("%", f"{space}%")
 
 
 if __name__ == "__main__":
