@@ -39,6 +39,29 @@ def test_children_are_read_back_from_the_log_in_order(tmp_path: Path) -> None:
     assert judged_children(tmp_path / "missing.jsonl") == []
 
 
+def test_a_resumed_rule_recalls_what_it_saw_of_each_child_from_the_log(tmp_path: Path) -> None:
+    from routesim_evolve.evolve.sequential import SequentialAcceptance
+    from routesim_evolve.score.evaluator import candidate_hash
+
+    sources = ["package main // one", "package main // two"]
+    log = write_log(tmp_path / "log.jsonl", [
+        {"event": "proposal", "iteration": 1, "children": [candidate_hash(sources[0])]},
+        {"event": "rejected", "iteration": 1, "decision": decision(False, 0.004, -0.002, 0.012,
+                                                                   24)},
+        {"event": "proposal", "iteration": 2, "children": []},
+        {"event": "rejected", "iteration": 2, "decision": decision(False, -0.02, -0.03, -0.01,
+                                                                   3)},
+    ])
+    children = judged_children(log)
+    assert [c.child for c in children] == [candidate_hash(sources[0]), None]
+    rule = SequentialAcceptance()
+    assert rule.account_of(sources[0]) is None
+    rule.recall((c.child, c) for c in children if c.child)
+    assert rule.account_of(sources[0]) == children[0].account()
+    assert "+0.0040 [-0.0020, +0.0120] over 24" in rule.account_of(sources[0])
+    assert rule.account_of(sources[1]) is None
+
+
 def test_a_run_that_kept_nothing_names_what_it_refused_and_what_came_close(
         tmp_path: Path) -> None:
     log = write_log(tmp_path / "log.jsonl", [

@@ -104,3 +104,11 @@ def test_a_sequential_rule_plays_children_beyond_the_minibatch_within_the_budget
         assert any(n.startswith("The acceptance refused") or "The acceptance refused" in n
                    for n in summary.notes), summary.notes
     assert any(n.startswith("held-out test: ") for n in summary.notes)
+    # Resumed with a rule that has seen nothing, the run's log tells it what
+    # was seen of each child, so the prompt still can.
+    again = acceptance_rule("sequential")
+    evolve(settings, [OfflineProposer(seed=1)], say=lambda m: None, acceptance=again)
+    first = summary.judged[0]
+    assert first.child is not None
+    source = (settings.run_dir / "candidates" / f"{first.child}.go").read_text()
+    assert again.account_of(source) == first.account()

@@ -289,6 +289,9 @@ def _search(
         acceptance.attach(TrainEvidence(
             data.train, scoring.evaluator, run_dir / "reseeded-train", workers=scoring.workers,
             allowance=lambda: budget.left - len(data.val)))
+        # A resumed run's earlier decisions, so the prompt still tells them.
+        acceptance.recall((c.child, c) for c in judged_children(run_dir / "log.jsonl")
+                          if c.child)
     for proposer in proposers:
         proposer.attach_evaluations(scoring.agents)
         if isinstance(acceptance, DrawsEvidence):

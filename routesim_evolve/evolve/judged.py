@@ -28,6 +28,9 @@ class JudgedChild(Decision):
     #: The gain the rule asked for; a refused child whose interval reaches
     #: it came close.
     wanted: float
+    #: The child's candidate hash, from its proposal event (None in a log
+    #: that did not name it).
+    child: str | None = None
 
     @property
     def close(self) -> bool:
@@ -43,14 +46,18 @@ def judged_children(log: Path) -> list[JudgedChild]:
     if not log.is_file():
         return []
     out = []
+    proposed: dict[int, str] = {}  # each iteration's child, from its proposal event
     for raw in log.read_bytes().splitlines():
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue  # a line cut by a crash
-        decision = record.get("decision")
-        if record.get("event") in ("accepted", "rejected") and isinstance(decision, dict):
-            out.append(JudgedChild(iteration=record["iteration"], **decision))
+        event, decision = record.get("event"), record.get("decision")
+        if event == "proposal" and record.get("children"):
+            proposed[record["iteration"]] = record["children"][0]
+        if event in ("accepted", "rejected") and isinstance(decision, dict):
+            out.append(JudgedChild(iteration=record["iteration"],
+                                   child=proposed.get(record["iteration"]), **decision))
     return out
 
 

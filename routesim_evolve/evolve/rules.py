@@ -9,8 +9,8 @@ run's own (acceptance.py, confirm.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from gepa.core.state import GEPAState
 from gepa.proposer.base import CandidateProposal
@@ -19,6 +19,9 @@ from gepa.strategies.acceptance import AcceptanceCriterion
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.evolve.evidence import TrainEvidence
 from routesim_evolve.score.evaluator import Evaluator
+
+if TYPE_CHECKING:  # sequential.py implements these protocols
+    from routesim_evolve.evolve.sequential import Decision
 
 #: GEPA's side info of one scenario's evaluation (score/feedback.py
 #: `ScenarioFeedback.side_info`).
@@ -56,6 +59,11 @@ class DrawsEvidence(Protocol):
     (sequential.py): the driver attaches the run's train evidence."""
 
     def attach(self, evidence: TrainEvidence) -> None: ...
+
+    def recall(self, decided: Iterable[tuple[str, Decision]]) -> None:
+        """What it decided before the run was resumed (child hash and
+        decision, from the log), so `account_of` knows those children too."""
+        ...
 
     def account_of(self, source: str) -> str | None:
         """What it decided of the child with this source, in words (the

@@ -196,6 +196,12 @@ class SequentialAcceptance:
         """Where further rounds come from (the driver's run evaluator)."""
         self.evidence = evidence
 
+    def recall(self, decided: Iterable[tuple[str, Decision]]) -> None:
+        """Decisions made before (a resumed run's log: child hash and
+        decision), so the prompt still tells what was seen of them."""
+        for child, decision in decided:
+            self._accounts[child] = decision.account()
+
     def record(self) -> dict[str, Any] | None:
         """The last decision as the run log keeps it (judged.py reads it)."""
         if self.last_decision is None:
