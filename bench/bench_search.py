@@ -12,6 +12,8 @@ Two scripts:
   exact repeats of two champions (33 files).
 - small: the run starts from a good parent, champions/probabilistic.go (the
   realistic case late in a search, where most moves are neutral or worse),
+  or with `--start detuned` from that champion with `sizeExponent` halved
+  (a parent with small real gains to find: the moves back toward 0.6),
   and the LM answers each prompt with its parent with one numeric knob moved
   (x0.5, x2, x0.8, x1.25, within the knob's bounds), cycling through knobs
   and factors, skipping moves that change nothing or repeat a source already
@@ -31,6 +33,7 @@ share kept of those that were better.
 
     python bench/bench_search.py [--script large|small|both] [--max-evals 400]
         [--proposals 24] [--rules sum-rises,paired,sequential] [--seeds 1,2,3,4,5]
+        [--start champion|detuned]
 
 Hidden worlds under a fixed secret (the same at every invocation).
 """
@@ -65,6 +68,19 @@ WORLD_SECRET = "5e" * 32
 SEED = (REPO / "go" / "cmd" / "routesim" / "candidate_impl.go").read_text()
 HANDICAPPED = SEED.replace("maxHops = 20 ", "maxHops = 2 ")
 CHAMPION = (REPO / "champions" / "probabilistic.go").read_text()
+
+
+def detuned(source: str, knob: str = "sizeExponent", factor: float = 0.5) -> str:
+    """The champion with one knob moved off its tuned value: a parent with
+    real small gains to find (moves back toward the tuned value), where the
+    tuned champion has next to none (bench_acceptance.py: none of its knob
+    moves is better on the held-out samples)."""
+    tunable = next(k for k in find_tunables(source) if k.name == knob)
+    return set_value(source, tunable, tunable.clamp(float(tunable.value) * factor))
+
+
+#: Where the small script starts, by the name --start gives it.
+STARTS = {"champion": CHAMPION, "detuned": detuned(CHAMPION)}
 #: The knob mover's factors, in the order it cycles through them.
 FACTORS = (0.5, 2.0, 0.8, 1.25)
 
@@ -211,8 +227,9 @@ class HeldOutTruth:
 
 def print_table(runs: dict[str, Run], truth: HeldOutTruth) -> None:
     print("\n| rule | kept | false acceptances | named best, test | named best - its parent, "
-          "test | best evaluated on val, test | metric calls |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "test | named best - the run's start, test | best evaluated on val, test | "
+          "metric calls |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, r in runs.items():
         kept = [(p, c) for p, c, k in judged_pairs(r.events) if k]
         false = [p for p in kept if not truth.better(*p)]
@@ -220,15 +237,19 @@ def print_table(runs: dict[str, Run], truth: HeldOutTruth) -> None:
         best_any = max(truth.mean(h) for h in on_val)
         named = truth.mean(candidate_hash(r.summary.best_path.read_text()))
         print(f"| {label} | {len(kept)} | {len(false)} | {named:.4f} | "
-              f"{named_gain(r, truth)} | {best_any:.4f} | {r.summary.metric_calls} |")
+              f"{named_gain(r, truth)} | {named_gain(r, truth, from_start=True)} | "
+              f"{best_any:.4f} | {r.summary.metric_calls} |")
 
 
-def named_gain(r: Run, truth: HeldOutTruth) -> str:
-    """The named best's test difference from its parent, with its interval:
-    a gain only when the interval excludes 0."""
+def named_gain(r: Run, truth: HeldOutTruth, from_start: bool = False) -> str:
+    """The named best's test difference from its parent (or from the
+    candidate the run started from), with its interval: a gain only when
+    the interval excludes 0."""
     named = candidate_hash(r.summary.best_path.read_text())
-    parent = next((p for p, c, k in judged_pairs(r.events) if k and c == named), None)
-    if parent is None:
+    start = next(e["seed"] for e in r.events if e["event"] == "start")
+    parent = start if from_start else next(
+        (p for p, c, k in judged_pairs(r.events) if k and c == named), None)
+    if parent is None or named == start:
         return "the seed is named"
     d = compare_paired("best", "parent", truth.of(named), truth.of(parent))
     shown = " (a gain)" if d.ci_low > 0 else ""
@@ -308,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the knob moves the small script makes")
     parser.add_argument("--rules", default=",".join(RULES),
                         help=f"the acceptance rules compared (of {', '.join(RULES)})")
+    parser.add_argument("--start", choices=tuple(STARTS), default="champion",
+                        help="where the small script starts: the tuned champion, or the "
+                        "champion with sizeExponent halved (small real gains to find)")
     parser.add_argument("--seeds", default="1",
                         help="the runs' seeds (GEPA's sampling), comma-separated: one run per "
                         "seed and rule")
@@ -322,9 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = script()
     scripts = [Script("large", HANDICAPPED, lambda: ScriptedLM(files),
                       f"{len(files)} scripted files from a 2-hop seed"),
-               Script("small", CHAMPION, lambda: KnobMoverLM(args.proposals),
+               Script("small", STARTS[args.start], lambda: KnobMoverLM(args.proposals),
                       f"{args.proposals} knob moves from the current parent, seed "
-                      "champions/probabilistic.go")]
+                      "champions/probabilistic.go"
+                      + (" with sizeExponent halved" if args.start == "detuned" else ""))]
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
         for s in scripts:
             if args.script in (s.name, "both"):
