@@ -7,8 +7,11 @@ every other value); each step along a ladder is a pair, both ways: the
 knob moved one step away from the parent's value, and one step back toward
 it (tuned parents seldom have better children: the moves back are where the
 better ones are, and a step back from x4 to x2 is smaller than one from x2
-to the parent's); and the champions against each other, both ways (one
-router's mechanisms for another's: gains of every size).
+to the parent's). A step whose true gain is above +-0.02 is split at its
+middle value, up to three times: the knob moved toward its better value in
+smaller steps, gains of the sizes the search meets near a champion. And the
+champions against each other, both ways (one router's mechanisms for
+another's: gains of every size).
 Every candidate is scored on the bundled corpus's train, val and test
 scenarios in its public worlds and on reseeded copies of them (other draws
 of the same scenarios: --held-out-copies of val and test, and the sequential
@@ -51,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import sys
 import tempfile
 import time
@@ -110,40 +114,82 @@ def parent_sources() -> dict[str, str]:
 #: (x1), and those `--fine` adds.
 LADDER = (0.25, 0.5, 2.0, 4.0)
 FINE_LADDER = (0.8, 1.25)
+#: A step whose true gain is larger than this either way is split at its
+#: middle, up to SPLITS times: the knob moved toward its better value in
+#: smaller steps, so the pairs' gains spread over the sizes asked about.
+SPLIT_ABOVE = 0.02
+SPLITS = 3
 
 
-def steps(source: str, fine: bool) -> list[tuple[str, str, str, str]]:
-    """Every step along every knob's ladder, from the parent's value outward:
-    (name of the nearer rung, its source, name of the farther one, its
-    source). A choice's ladder is a star: the parent's value to each other.
+@dataclass(frozen=True)
+class Rung:
+    """One value of a knob: the parent's source with it ("" names the
+    parent's own value)."""
+
+    name: str
+    source: str
+    value: float | str
+
+
+@dataclass(frozen=True)
+class Step:
+    """Two neighbouring rungs of one knob's ladder, the nearer to the
+    parent's value first; `splits` counts the halvings that made it."""
+
+    knob: Tunable
+    near: Rung
+    far: Rung
+    splits: int = 0
+
+
+def steps(source: str, fine: bool) -> list[Step]:
+    """Every step along every knob's ladder, from the parent's value
+    outward. A choice's ladder is a star: the parent's value to each other.
     Values the knob's bounds clamp to one rung are that rung once."""
     out = []
     for knob in find_tunables(source):
+        own = Rung("", source, knob.value)
         if knob.kind == "choice":
-            for option in knob.options:
-                if option != knob.value:
-                    out.append(("", source, f"{knob.name}={option}",
-                                set_value(source, knob, option)))
+            out += [Step(knob, own, Rung(f"{knob.name}={option}", set_value(source, knob, option),
+                                         option))
+                    for option in knob.options if option != knob.value]
             continue
-        for side in (_rungs(knob, source, fine, below=True),
-                     _rungs(knob, source, fine, below=False)):
-            out.extend((near[0], near[1], far[0], far[1])
-                       for near, far in itertools.pairwise([("", source), *side]))
+        for below in (True, False):
+            rungs = [own, *_rungs(knob, source, fine, below)]
+            out += [Step(knob, near, far) for near, far in itertools.pairwise(rungs)]
     return out
 
 
-def _rungs(knob: Tunable, source: str, fine: bool, below: bool) -> list[tuple[str, str]]:
+def _rungs(knob: Tunable, source: str, fine: bool, below: bool) -> list[Rung]:
     """One side of a number knob's ladder, nearest first, within its bounds
     (as the offline proposer keeps it)."""
     factors = sorted((f for f in (*LADDER, *(FINE_LADDER if fine else ())) if (f < 1) == below),
                      key=lambda f: abs(f - 1))
     rungs, seen = [], {source}
     for f in factors:
-        child = set_value(source, knob, knob.clamp(float(knob.value) * f))
+        value = knob.clamp(float(knob.value) * f)
+        child = set_value(source, knob, value)
         if child not in seen:
             seen.add(child)
-            rungs.append((f"{knob.name}x{f:g}", child))
+            rungs.append(Rung(f"{knob.name}x{f:g}", child, value))
     return rungs
+
+
+def halves(source: str, step: Step) -> list[Step]:
+    """A number knob's step split at its middle (geometric, arithmetic
+    where a value is not above 0), or none when the middle is one of its
+    ends (an integer knob one apart) or the step is a choice's."""
+    if step.knob.kind == "choice" or step.splits >= SPLITS:
+        return []
+    a, b = float(step.near.value), float(step.far.value)
+    middle = math.sqrt(a * b) if a > 0 and b > 0 else (a + b) / 2
+    child = set_value(source, step.knob, middle)
+    if child in (step.near.source, step.far.source):
+        return []
+    shown = round(middle) if step.knob.is_int else f"{middle:.4g}"
+    rung = Rung(f"{step.knob.name}={shown}", child, middle)
+    return [Step(step.knob, step.near, rung, step.splits + 1),
+            Step(step.knob, rung, step.far, step.splits + 1)]
 
 
 class Samples:
@@ -299,20 +345,25 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
         parent = parents[pname] = samples(psource)
         if pname not in args.parents:
             continue  # in the pairs between champions below, not its knob moves
-        rungs = {"": parent}
-        for near, near_source, far, far_source in steps(psource, args.fine):
-            for rung, rung_source in ((near, near_source), (far, far_source)):
-                if rung not in rungs:
-                    rungs[rung] = samples(rung_source)
+        rungs = {psource: parent}
+        queue = steps(psource, args.fine)
+        while queue:
+            step = queue.pop(0)
+            for rung in (step.near, step.far):
+                if rung.source not in rungs:
+                    rungs[rung.source] = samples(rung.source)
+            near, far = rungs[step.near.source], rungs[step.far.source]
             # Both ways: a step out, and a step back (a tuned parent's
             # children are seldom better; their parents, as children of
             # theirs, often are).
-            label = f"{pname}{'.' + near if near else ''}"
-            for name, old, new in ((f"{label} -> {far}", rungs[near], rungs[far]),
-                                   (f"{label} <- {far}", rungs[far], rungs[near])):
+            label = f"{pname}{'.' + step.near.name if step.near.name else ''}"
+            for name, old, new in ((f"{label} -> {step.far.name}", near, far),
+                                   (f"{label} <- {step.far.name}", far, near)):
                 rows.append(judge(old, new, originals, TRAIN_COPIES,
                                   [e.name for e in held_out], name))
                 _say(rows[-1])
+            if abs(rows[-1].truth.gain) > SPLIT_ABOVE:
+                queue[:0] = halves(psource, step)
     moves = len(rows) // 2
     # One router's mechanisms against another's: the champions paired both
     # ways, gains of every size (all evaluated already). Not the seed, which
