@@ -10,7 +10,7 @@ run's own (acceptance.py, confirm.py).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from gepa.core.state import GEPAState
 from gepa.proposer.base import CandidateProposal
@@ -19,9 +19,6 @@ from gepa.strategies.acceptance import AcceptanceCriterion
 from routesim_evolve.corpus.examples import ScenarioExample
 from routesim_evolve.evolve.evidence import TrainEvidence
 from routesim_evolve.score.evaluator import Evaluator
-
-if TYPE_CHECKING:  # sequential.py implements these protocols
-    from routesim_evolve.evolve.sequential import Decision
 
 #: GEPA's side info of one scenario's evaluation (score/feedback.py
 #: `ScenarioFeedback.side_info`).
@@ -53,6 +50,12 @@ class AcceptanceRule(AcceptanceCriterion, Protocol):
         ...
 
 
+class Accounted(Protocol):
+    """A decision that can say itself in words (sequential.py `Decision`)."""
+
+    def account(self) -> str: ...
+
+
 @runtime_checkable
 class DrawsEvidence(Protocol):
     """An acceptance rule that evaluates a child beyond its minibatch
@@ -60,7 +63,7 @@ class DrawsEvidence(Protocol):
 
     def attach(self, evidence: TrainEvidence) -> None: ...
 
-    def recall(self, decided: Iterable[tuple[str, Decision]]) -> None:
+    def recall(self, decided: Iterable[tuple[str, Accounted]]) -> None:
         """What it decided before the run was resumed (child hash and
         decision, from the log), so `account_of` knows those children too."""
         ...
