@@ -170,6 +170,11 @@ class Run:
     events: list[dict[str, Any]]
     run_dir: Path
 
+    @property
+    def start(self) -> str:
+        """The hash of the candidate the run started from."""
+        return next(e["seed"] for e in self.events if e["event"] == "start")
+
 
 def run(label: str, acceptance: AcceptanceRule, seed_source: str, proposer: Proposer,
         workdir: Path, max_evals: int, rng_seed: int = 1) -> Run:
@@ -246,7 +251,7 @@ def named_gain(r: Run, truth: HeldOutTruth, from_start: bool = False) -> str:
     candidate the run started from), with its interval: a gain only when
     the interval excludes 0."""
     named = candidate_hash(r.summary.best_path.read_text())
-    start = next(e["seed"] for e in r.events if e["event"] == "start")
+    start = r.start
     parent = start if from_start else next(
         (p for p, c, k in judged_pairs(r.events) if k and c == named), None)
     if parent is None or named == start:
@@ -267,8 +272,7 @@ def print_small_moves(runs: dict[str, Run], labels: dict[str, dict[str, str]],
         print(f"\n{label}: {len(pairs)} proposals evaluated; {len(worse)} not better on test, "
               f"{_kept(worse)} (false acceptance rate); {len(better)} better, {_kept(better)}")
         named = candidate_hash(r.summary.best_path.read_text())
-        seed = next(e["seed"] for e in r.events if e["event"] == "start")
-        print(f"  named best: {'the seed' if named == seed else labels[label][named]} "
+        print(f"  named best: {'the seed' if named == r.start else labels[label][named]} "
               f"({named[:8]})")
         for p, c, _ in (x for x in pairs if x[2]):
             d = compare_paired("child", "parent", truth.of(c), truth.of(p))
