@@ -7,7 +7,7 @@ every other value); each step along a ladder is a pair, both ways: the
 knob moved one step away from the parent's value, and one step back toward
 it (tuned parents seldom have better children: the moves back are where the
 better ones are, and a step back from x4 to x2 is smaller than one from x2
-to the parent's). A step whose true gain is above +-0.02 is split at its
+to the parent's). A step whose true gain is above +-0.01 is split at its
 middle value, up to three times: the knob moved toward its better value in
 smaller steps, gains of the sizes the search meets near a champion. And the
 champions against each other, both ways (one router's mechanisms for
@@ -16,8 +16,7 @@ Every candidate is scored on the bundled corpus's train, val and test
 scenarios in its public worlds and on reseeded copies of them (other draws
 of the same scenarios: --held-out-copies of val and test, and the sequential
 rule's copies of train, each only when a decision reaches its round;
-reproducible, cached under the project cache, so a second run takes
-seconds).
+reproducible, cached under the project cache).
 
 The truth about a child is its paired difference from its parent over the
 held-out samples (val and test and their copies, 160 by default): its mean,
@@ -46,8 +45,15 @@ it judges; and one line:
     acceptance: false X.X % [lo, hi] of N not-better pairs; power at >= +0.01
     Y.Y % [lo, hi] of M better pairs; E.E evaluations per child
 
+Every judged pair is kept in a journal as it is judged
+(acceptance_journal.py; `--journal`, by default in the project cache) and
+read from it by a later invocation under the same inputs, so the whole
+measurement, longer than one sitting, can be made in parts (`--parents`
+subsets, or a run stopped and started again) and on other machines.
+
     python bench/bench_acceptance.py [--workers 2] [--held-out-copies 3] [--fine]
                                      [--parents seed,planner,probabilistic,skeptic,targeted]
+                                     [--journal FILE] [--fresh]
 """
 
 from __future__ import annotations
@@ -63,9 +69,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acceptance_journal import (
+    Journal,
+    JournalMismatch,
+    JournalPair,
+    JournalStamp,
+    files_sha256,
+    settings_text,
+    sha256_text,
+)
 from scipy import stats
 
-from routesim_evolve.build.gomodule import cache_root
+from routesim_evolve.build.gomodule import cache_root, module_fingerprint
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples, original_name, reseeded
 from routesim_evolve.evolve.acceptance import ACCEPT_T
 from routesim_evolve.evolve.evidence import TRAIN_COPIES, plan_rounds
@@ -76,6 +91,7 @@ from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
 from routesim_evolve.reflect.pricing import bundled_prices
 from routesim_evolve.reflect.spec import DEFAULT_MODELS
 from routesim_evolve.reflect.usage import Usage
+from routesim_evolve.score.axes import SCORING_VERSION
 from routesim_evolve.score.evaluator import Evaluator, ReferenceResults
 from routesim_evolve.score.feedback import ScenarioFeedback
 from routesim_evolve.score.resolve import cpu_seconds
@@ -117,7 +133,7 @@ FINE_LADDER = (0.8, 1.25)
 #: A step whose true gain is larger than this either way is split at its
 #: middle, up to SPLITS times: the knob moved toward its better value in
 #: smaller steps, so the pairs' gains spread over the sizes asked about.
-SPLIT_ABOVE = 0.02
+SPLIT_ABOVE = 0.01
 SPLITS = 3
 
 
@@ -194,17 +210,23 @@ def halves(source: str, step: Step) -> list[Step]:
 
 class Samples:
     """One candidate's scores, sample by sample: the train originals and
-    the held-out samples at once (every minibatch and the truth read them),
-    the reseeded train copies only when a sequential decision reaches their
-    round (most pairs are decided on the originals)."""
+    the held-out samples together, when a pair first needs them (every
+    minibatch and the truth read them; a pair the journal holds needs
+    none), the reseeded train copies only when a sequential decision
+    reaches their round (most pairs are decided on the originals)."""
 
     def __init__(self, source: str, examples: Sequence[ScenarioExample], eager: set[str],
                  evaluator: Evaluator, workers: int) -> None:
         self._source, self._evaluator, self._workers = source, evaluator, workers
         self._examples = {e.name: e for e in examples}
+        self._eager = [e.name for e in examples if e.name in eager]
         self.infos: Infos = {}
         self.scores: Scores = {}
-        self.ensure([e.name for e in examples if e.name in eager])
+
+    def ready(self) -> Samples:
+        """Itself, with the samples every pair reads evaluated."""
+        self.ensure(self._eager)
+        return self
 
     def ensure(self, names: Sequence[str]) -> None:
         """Evaluate those of `names` not evaluated yet, in one batch."""
@@ -255,6 +277,7 @@ class Judged:
 def judge(parent: Samples, child: Samples, train: Sequence[str], copies: int,
           held_out: Sequence[str], name: str) -> Judged:
     """Every rule on every minibatch of the pair."""
+    parent.ready(), child.ready()
     kept = dict.fromkeys([*RULES, SEQUENTIAL], 0)
     batches = list(itertools.combinations(train, MINIBATCH))
     observations = []
@@ -312,31 +335,89 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the parents whose knob moves are played (comma-separated; "
                         "default all): a subset is a smaller, quicker measurement; the "
                         "champions are paired with each other whatever it says")
+    parser.add_argument("--journal", type=Path, default=cache_root() / "bench-acceptance"
+                        / "journal.jsonl",
+                        help="where every judged pair is kept as it is judged, and read "
+                        "from instead of judged again (acceptance_journal.py); default in "
+                        "the project cache")
+    parser.add_argument("--fresh", action="store_true",
+                        help="judge every pair anew, emptying the journal first")
     args = parser.parse_args(argv)
     known = parent_sources()
     args.parents = [p for p in args.parents.split(",") if p]
     if unknown := [p for p in args.parents if p not in known]:
         parser.error(f"--parents: no parent {', '.join(unknown)}; they are {', '.join(known)}")
+    if args.fresh:
+        args.journal.unlink(missing_ok=True)
+    try:
+        journal = Journal(args.journal, stamp(args))
+    except JournalMismatch as exc:
+        print(f"bench_acceptance.py: {exc}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="bench-acceptance-") as tmp:
         # The copies' files carry the graph's absolute path: the same
         # content, hence the same cache entries, every run.
         train = reseeded(load_examples(args.corpus, "train"), TRAIN_COPIES, Path(tmp))
         held_out = reseeded(load_examples(args.corpus, "val") + load_examples(args.corpus, "test"),
                             args.held_out_copies, Path(tmp))
-        return _run(args, train, held_out)
+        return _run(args, train, held_out, journal)
+
+
+#: The Python files whose code decides a pair's scores and decisions: a
+#: journal written before any of them changed is not mixed with today's.
+RULES_CODE = ("evolve/acceptance.py", "evolve/evidence.py", "evolve/rules.py",
+              "evolve/sequential.py", "evolve/sum_rises.py", "score/axes.py",
+              "score/evaluator.py", "score/feedback.py", "score/stats.py",
+              "corpus/examples.py", "propose/tunables.py")
+
+
+def stamp(args: argparse.Namespace) -> JournalStamp:
+    """What this invocation's pairs are judged under (acceptance_journal.py)."""
+    package = REPO / "routesim_evolve"
+    corpus = sorted(p for folder in ("train", "val", "test", "graphs")
+                    for p in (args.corpus / folder).glob("*.json"))
+    return JournalStamp(
+        scoring_version=SCORING_VERSION,
+        simulator=module_fingerprint(include_candidate=False),
+        corpus=files_sha256(corpus, args.corpus),
+        parents={name: sha256_text(source) for name, source in parent_sources().items()},
+        rules_code=files_sha256([package / f for f in RULES_CODE], package),
+        settings=settings_text({
+            "ladder": LADDER, "fine_ladder": FINE_LADDER if args.fine else (),
+            "split_above": SPLIT_ABOVE, "splits": SPLITS, "minibatch": MINIBATCH,
+            "held_out_copies": args.held_out_copies, "train_copies": TRAIN_COPIES,
+            "sequential": SEQUENTIAL_RULE.test.model_dump(), "rules": sorted(RULES),
+        }))
 
 
 def _run(args: argparse.Namespace, train: list[ScenarioExample],
-         held_out: list[ScenarioExample]) -> int:
+         held_out: list[ScenarioExample], journal: Journal) -> int:
     every = train + held_out
     references = ReferenceResults()
-    references.precompute(every, workers=args.workers)
     evaluator = Evaluator(references, cache_dir=cache_root() / "bench-acceptance")
     originals = [e.name for e in train if original_name(e.name) == e.name]
     eager = {*originals, *(e.name for e in held_out)}
+    held_out_names = [e.name for e in held_out]
+    read, references_ready = 0, False
 
     def samples(source: str) -> Samples:
         return Samples(source, every, eager, evaluator, args.workers)
+
+    def judged(name: str, old: Samples, new: Samples) -> Judged:
+        """The pair from the journal, or judged now and journaled."""
+        nonlocal read, references_ready
+        if (kept := journal.pairs.get(name)) is not None:
+            read += 1
+            return Judged(name, Truth(kept.gain, kept.low, kept.high), dict(kept.kept),
+                          list(kept.observations))
+        if not references_ready:
+            references.precompute(every, workers=args.workers)
+            references_ready = True
+        j = judge(old, new, originals, TRAIN_COPIES, held_out_names, name)
+        journal.record(JournalPair(name=name, gain=j.truth.gain, low=j.truth.low,
+                                   high=j.truth.high, kept=j.kept, observations=j.observations))
+        _say(j)
+        return j
 
     start = time.monotonic()
     rows: list[Judged] = []
@@ -357,11 +438,8 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
             # children are seldom better; their parents, as children of
             # theirs, often are).
             label = f"{pname}{'.' + step.near.name if step.near.name else ''}"
-            for name, old, new in ((f"{label} -> {step.far.name}", near, far),
-                                   (f"{label} <- {step.far.name}", far, near)):
-                rows.append(judge(old, new, originals, TRAIN_COPIES,
-                                  [e.name for e in held_out], name))
-                _say(rows[-1])
+            rows += [judged(f"{label} -> {step.far.name}", near, far),
+                     judged(f"{label} <- {step.far.name}", far, near)]
             if abs(rows[-1].truth.gain) > SPLIT_ABOVE:
                 queue[:0] = halves(psource, step)
     moves = len(rows) // 2
@@ -370,15 +448,12 @@ def _run(args: argparse.Namespace, train: list[ScenarioExample],
     # every champion beats by far more than the gains asked about.
     champions = {k: v for k, v in parents.items() if k != "seed"}
     for (aname, a), (bname, b) in itertools.combinations(champions.items(), 2):
-        for name, old, new in ((f"{aname} -> {bname}", a, b), (f"{bname} -> {aname}", b, a)):
-            rows.append(judge(old, new, originals, TRAIN_COPIES,
-                              [e.name for e in held_out], name))
-            _say(rows[-1])
+        rows += [judged(f"{aname} -> {bname}", a, b), judged(f"{bname} -> {aname}", b, a)]
     print(f"{len(rows)} parent-child pairs ({moves} steps along the knob ladders of "
           f"{', '.join(args.parents)}, each way, and those routers against each other); "
           f"the truth over {len(held_out)} held-out samples, the sequential rule on up to "
-          f"{len(train)} train samples; "
-          f"{time.monotonic() - start:.0f} s")
+          f"{len(train)} train samples; {read} pairs read from {journal.path}, "
+          f"{len(rows) - read} judged in {time.monotonic() - start:.0f} s")
     _report(rows, _cpu_per_evaluation(references, train[:8], args.workers))
     return 0
 
