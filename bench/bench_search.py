@@ -1,7 +1,7 @@
 """Does the main loop keep what is better, drop what is not, and name the
 best? A scripted reflection LM plays through the whole search, once under
-each acceptance rule asked (`--rules`: GEPA's, the run's paired rule,
-evolve/acceptance.py, and the sequential one, evolve/sequential.py) and seed
+each acceptance rule asked (`--rules`: GEPA's, the paired rule,
+evolve/acceptance.py, and the run's sequential one, evolve/sequential.py) and seed
 (`--seeds`).
 Two scripts:
 
@@ -61,7 +61,7 @@ from routesim_evolve.corpus.examples import ScenarioExample, load_examples, orig
 from routesim_evolve.corpus.worlds import WorldSecret, resolve
 from routesim_evolve.evolve.acceptance import ACCEPT_T
 from routesim_evolve.evolve.driver import evolve
-from routesim_evolve.evolve.registry import acceptance_rule
+from routesim_evolve.evolve.registry import DEFAULT_ACCEPTANCE, acceptance_rule
 from routesim_evolve.evolve.rules import AcceptanceRule
 from routesim_evolve.propose.base import Proposer
 from routesim_evolve.propose.tunables import find_tunables, set_value
@@ -339,9 +339,10 @@ class Script:
 
 #: The rules the runs compare, by the name --rules gives them, with their labels.
 RULES = {
-    "sum-rises": "GEPA (sum rises)",
-    "paired": f"paired t >= {ACCEPT_T}, most scenarios risen (the run's)",
-    "sequential": "sequential (SPRT on train evidence)",
+    name: label + (" (the run's)" if name == DEFAULT_ACCEPTANCE else "")
+    for name, label in (("sum-rises", "GEPA (sum rises)"),
+                        ("paired", f"paired t >= {ACCEPT_T}, most scenarios risen"),
+                        ("sequential", "sequential (SPRT on train evidence)"))
 }
 
 

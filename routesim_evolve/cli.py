@@ -174,8 +174,8 @@ def _executor_settings(executor: str, ray_address: str | None) -> ExecutorSettin
               help="Metric calls without val improvement before rotating. "
                    "Default: 5 × the number of val scenarios.")
 @click.option("--acceptance", type=click.Choice(sorted(ACCEPTANCE_RULES)),
-              help="Which child is kept (docs/search.md): paired, the minibatch's paired "
-                   "test; sequential, more train evidence until an SPRT decides; sum-rises, "
+              help="Which child is kept (docs/search.md): sequential, more train evidence "
+                   "until an SPRT decides; paired, the minibatch's paired test; sum-rises, "
                    f"GEPA's own. Default: {DEFAULT_ACCEPTANCE}.")
 @click.option("--held-out-evals", type=click.IntRange(min=1),
               help="Candidate evaluations the closing held-out table may spend on reseeded "

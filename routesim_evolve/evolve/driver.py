@@ -314,8 +314,9 @@ def _search(
             # The budget is ours (see budget.py): GEPA's own overruns.
             max_metric_calls=None,
             max_candidate_proposals=settings.max_proposals,
-            # The run's rule (registry.py) keeps a child on paired evidence
-            # over the minibatch's payments, not a bare rise of its sum.
+            # The run's rule (registry.py) keeps a child on paired evidence,
+            # the sequential one's beyond the minibatch, not a bare rise of
+            # its sum.
             acceptance_criterion=acceptance,
             # Our evaluator caches by content; GEPA 0.1.4's cache mixes up
             # train and val ids when both are given, so it stays off.
