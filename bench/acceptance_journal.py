@@ -31,7 +31,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 class JournalStamp(BaseModel):
     """What a journal's pairs were judged under; equal stamps, comparable pairs."""
 
-    model_config = ConfigDict(frozen=True)
+    #: A stamp with fields this code does not know is another version's.
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     scoring_version: int
     #: sha256 of the Go module's build inputs (the candidate's file left out).
@@ -40,7 +41,8 @@ class JournalStamp(BaseModel):
     corpus: str
     #: sha256 of each parent's source, by parent name.
     parents: dict[str, str]
-    #: sha256 of the Python files whose code decides scores and decisions.
+    #: sha256 of the Python code that decides scores and decisions: the
+    #: package's files and the benchmark's own functions that judge a pair.
     rules_code: str
     #: The ladder, the splits, the copies, the minibatch and the rules'
     #: settings, each as the benchmark names it.
@@ -89,7 +91,7 @@ class Journal:
             self._append(stamp.model_dump_json())
 
     def _read(self, stamp: JournalStamp) -> None:
-        lines = self.path.read_text().splitlines()
+        lines = self.path.read_text().splitlines(keepends=True)
         try:
             kept = JournalStamp.model_validate_json(lines[0])
         except ValidationError as exc:
@@ -107,10 +109,14 @@ class Journal:
             try:
                 pair = JournalPair.model_validate_json(line)
             except ValidationError:
-                if number == len(lines):
-                    break  # a line cut short by a stop: judged again
-                raise JournalMismatch(f"{self.path}: line {number} is not a judged pair; "
-                                      "give --fresh to start anew") from None
+                if number < len(lines):
+                    raise JournalMismatch(f"{self.path}: line {number} is not a judged pair; "
+                                          "give --fresh to start anew") from None
+                # A line cut short by a stop: dropped, so the next pair
+                # starts a line of its own, and judged again.
+                with self.path.open("r+") as f:
+                    f.truncate(len("".join(lines[:-1]).encode()))
+                break
             self.pairs[pair.name] = pair
 
     def record(self, pair: JournalPair) -> None:

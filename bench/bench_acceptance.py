@@ -59,6 +59,7 @@ subsets, or a run stopped and started again) and on other machines.
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import math
 import sys
@@ -84,7 +85,7 @@ from routesim_evolve.build.gomodule import cache_root, module_fingerprint
 from routesim_evolve.corpus.examples import ScenarioExample, load_examples, original_name, reseeded
 from routesim_evolve.evolve.acceptance import ACCEPT_T
 from routesim_evolve.evolve.evidence import TRAIN_COPIES, plan_rounds
-from routesim_evolve.evolve.registry import DEFAULT_ACCEPTANCE, acceptance_rule
+from routesim_evolve.evolve.registry import ACCEPTANCE_RULES, DEFAULT_ACCEPTANCE, acceptance_rule
 from routesim_evolve.evolve.rules import AcceptanceRule
 from routesim_evolve.evolve.sequential import SequentialAcceptance
 from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
@@ -372,6 +373,8 @@ RULES_CODE = ("evolve/acceptance.py", "evolve/evidence.py", "evolve/rules.py",
               "evolve/sequential.py", "evolve/sum_rises.py", "score/axes.py",
               "score/evaluator.py", "score/feedback.py", "score/stats.py",
               "corpus/examples.py", "propose/tunables.py")
+#: This benchmark's own code that walks the ladders and judges a pair.
+JUDGING = (steps, _rungs, halves, Samples, Truth, truth, judge, _rounds)
 
 
 def stamp(args: argparse.Namespace) -> JournalStamp:
@@ -384,12 +387,15 @@ def stamp(args: argparse.Namespace) -> JournalStamp:
         simulator=module_fingerprint(include_candidate=False),
         corpus=files_sha256(corpus, args.corpus),
         parents={name: sha256_text(source) for name, source in parent_sources().items()},
-        rules_code=files_sha256([package / f for f in RULES_CODE], package),
+        rules_code=sha256_text(files_sha256([package / f for f in RULES_CODE], package)
+                               + "".join(inspect.getsource(f) for f in JUDGING)),
         settings=settings_text({
             "ladder": LADDER, "fine_ladder": FINE_LADDER if args.fine else (),
             "split_above": SPLIT_ABOVE, "splits": SPLITS, "minibatch": MINIBATCH,
             "held_out_copies": args.held_out_copies, "train_copies": TRAIN_COPIES,
             "sequential": SEQUENTIAL_RULE.test.model_dump(), "rules": sorted(RULES),
+            "registry": {name: f"{make.__module__}.{make.__qualname__}"
+                         for name, make in ACCEPTANCE_RULES.items()},
         }))
 
 

@@ -95,14 +95,15 @@ TEST_COPIES = 3
 def start_source(spec: str) -> str:
     """The small script's start: a name of STARTS, or the champion with
     knobs set (`KNOB=VALUE,...`, each within its bounds). ValueError names
-    what is wrong and the knobs there are."""
+    what is wrong: an unknown knob (with the knobs there are), a value not
+    a number or out of the knob's bounds, an option the choice lacks."""
     if spec in STARTS:
         return STARTS[spec]
     source = CHAMPION
     knobs = {k.name: k for k in find_tunables(CHAMPION)}
     for setting in spec.split(","):
-        name, _, value = setting.partition("=")
-        knob = knobs.get(name.strip())
+        name, _, value = (part.strip() for part in setting.partition("="))
+        knob = knobs.get(name)
         if knob is None:
             raise ValueError(f"{setting!r}: give {', '.join(STARTS)} or KNOB=VALUE pairs; "
                              f"the champion's knobs are {', '.join(knobs)}")
@@ -115,7 +116,9 @@ def start_source(spec: str) -> str:
             number = float(value)
         except ValueError:
             raise ValueError(f"{setting!r}: {name} takes a number") from None
-        source = set_value(source, knob, knob.clamp(number))
+        if knob.clamp(number) != number:
+            raise ValueError(f"{setting!r}: {name} takes values in [{knob.low}, {knob.high}]")
+        source = set_value(source, knob, number)
     return source
 #: The knob mover's factors, in the order it cycles through them.
 FACTORS = (0.5, 2.0, 0.8, 1.25)
@@ -347,10 +350,12 @@ RULES = {
 
 
 def test_samples(workdir: Path, copies: int) -> list[ScenarioExample]:
-    """The test split and `copies` reseeded copies of each scenario, in the
-    hidden worlds of the runs' secret (as a run's held-out table plays them)."""
-    examples = reseeded(load_examples(REPO / "corpus", "test"), copies, workdir / "test-copies")
-    return resolve(examples, WorldSecret.parse(WORLD_SECRET), workdir / "test-worlds")
+    """The test split in the hidden worlds of the runs' secret and `copies`
+    reseeded copies of each, as a run's held-out table plays them
+    (evolve/driver.py: its test scenarios as played, reseeded)."""
+    hidden = resolve(load_examples(REPO / "corpus", "test"), WorldSecret.parse(WORLD_SECRET),
+                     workdir / "test-worlds")
+    return reseeded(hidden, copies, workdir / "test-copies")
 
 
 def play(s: Script, workdir: Path, max_evals: int, rules: Sequence[str] = tuple(RULES),

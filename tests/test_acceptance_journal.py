@@ -70,6 +70,8 @@ def test_a_line_cut_short_by_a_stop_is_judged_again(tmp_path: Path) -> None:
         f.write('{"name": "a <- b", "gain": 0.0')  # the stop came mid-line
     again = Journal(path, _stamp())
     assert set(again.pairs) == {"a -> b"}
+    again.record(_pair("a <- b", -0.01))  # judged again, on a line of its own
+    assert set(Journal(path, _stamp()).pairs) == {"a -> b", "a <- b"}
 
 
 def test_a_damaged_line_before_the_last_is_refused(tmp_path: Path) -> None:
@@ -79,6 +81,13 @@ def test_a_damaged_line_before_the_last_is_refused(tmp_path: Path) -> None:
     lines = path.read_text().splitlines()
     path.write_text("\n".join([lines[0], "not json", lines[1]]) + "\n")
     with pytest.raises(JournalMismatch, match="line 2"):
+        Journal(path, _stamp())
+
+
+def test_a_stamp_of_another_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_text(_stamp().model_dump_json()[:-1] + ', "gpu": "none"}\n')
+    with pytest.raises(JournalMismatch, match="line 1 is not a journal stamp"):
         Journal(path, _stamp())
 
 

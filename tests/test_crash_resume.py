@@ -26,7 +26,12 @@ def _command(corpus: Path, runs: Path, name: str) -> list[str]:
     return [sys.executable, "-m", "routesim_evolve", "--corpus", str(corpus),
             "--seed-file", str(CHAMPION), "--reflection-lm", "offline", "--seed", "7",
             "--max-evals", "120", "--runs", str(runs), "--name", name,
-            "--world-secret", SECRET]
+            "--world-secret", SECRET,
+            # The paired rule judges a child on its minibatch alone, so 120
+            # evaluations make the 8 proposals this needs; the sequential
+            # rule plays the champion's near-neutral moves far longer (2
+            # proposals in 120). Its account across a resume: test_rules.py.
+            "--acceptance", "paired"]
 
 
 def _proposed(run_dir: Path) -> list[str]:

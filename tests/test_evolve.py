@@ -52,10 +52,12 @@ def test_evolve_reports_and_resumes_without_repeating(tiny_corpus: Path, tmp_pat
     # Each pair runs once, but for the determinism check: every candidate
     # runs at least one of its pairs in each arena a second time (the first,
     # and any the secret picks).
-    # A reseeded draw of the held-out test (score/resolve.py) is named
-    # after its scenario ("test-base-001~r1"): its arena is the original's.
+    # A reseeded draw of the held-out test (score/resolve.py) or of train
+    # (the sequential acceptance's evidence) is named after its scenario
+    # ("test-base-001~r1"): its arena is the original's.
     def arena(path: str) -> str:
-        return original_name(Path(path).stem).removeprefix("test-").rsplit("-", 1)[0]
+        stem = original_name(Path(path).stem)
+        return stem.removeprefix("test-").removeprefix("train-").rsplit("-", 1)[0]
 
     runs = Counter(first.pairs)
     assert max(runs.values()) <= 2, "an evaluation ran 3 times"

@@ -85,11 +85,16 @@ def _evolve(tiny_corpus: Path, tmp_path: Path, lm: str, env: dict[str, str],
             *more: str) -> subprocess.CompletedProcess[str]:
     seed = tmp_path / "handicapped.go"
     seed.write_text(HANDICAPPED)
+    # The back-ends are under test, not the rule: the paired rule keeps the
+    # reply's improvement on the tiny corpus's minibatch within 12
+    # evaluations, where the run's sequential rule would need 8 observations
+    # (its copies of the 2 train scenarios) before keeping anything.
     return subprocess.run(
         [sys.executable, "-m", "routesim_evolve", "--corpus", str(tiny_corpus),
          "--seed-file", str(seed), "--runs", str(tmp_path), "--name", "run",
          "--reflection-lm", lm, "--max-proposals", "1", "--max-evals", "12",
-         "--max-concurrency", "2", "--world-secret", WORLD_SECRET, *more],
+         "--max-concurrency", "2", "--world-secret", WORLD_SECRET, "--acceptance", "paired",
+         *more],
         cwd=REPO, capture_output=True, text=True, timeout=900, env=env,
     )
 

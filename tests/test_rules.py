@@ -16,8 +16,14 @@ from routesim_evolve.evolve import registry
 from routesim_evolve.evolve.acceptance import PairedAcceptance
 from routesim_evolve.evolve.confirm import confirm_best
 from routesim_evolve.evolve.driver import evolve
-from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
+from routesim_evolve.evolve.registry import (
+    acceptance_rule,
+    confirmation_rule,
+    rule_name,
+    run_acceptance,
+)
 from routesim_evolve.evolve.rules import AcceptanceRule
+from routesim_evolve.evolve.sequential import SequentialAcceptance
 from routesim_evolve.propose.offline import OfflineProposer
 from routesim_evolve.runs.settings import EvolveSettings
 
@@ -30,10 +36,32 @@ def test_every_acceptance_rule_is_one_gepa_and_the_run_can_use(name: str) -> Non
 
 
 def test_the_defaults_are_the_runs_rules() -> None:
-    assert isinstance(acceptance_rule(), PairedAcceptance)
+    assert isinstance(acceptance_rule(), SequentialAcceptance)
     strict = acceptance_rule("paired", threshold=2.0)
     assert isinstance(strict, PairedAcceptance) and strict.threshold == 2.0
     assert confirmation_rule() is confirm_best
+
+
+@pytest.mark.parametrize(("began", "asked", "used"), [
+    (None, None, registry.DEFAULT_ACCEPTANCE),  # a new run
+    ({"acceptance": None}, None, "paired"),  # begun when the default was paired
+    ({"acceptance": "sum-rises"}, None, "sum-rises"),
+    ({"acceptance": "sequential"}, None, "sequential"),
+    ({"acceptance": "no-such-rule"}, None, "paired"),
+    ({"acceptance": None}, "sequential", "sequential"),  # asked for: it wins
+    ({"acceptance": "paired"}, "sum-rises", "sum-rises"),
+])
+def test_a_resumed_run_is_judged_by_the_rule_it_began_with(
+        tmp_path: Path, began: dict[str, object] | None, asked: str | None, used: str) -> None:
+    if began is not None:
+        (tmp_path / "settings.json").write_bytes(orjson.dumps(began))
+    assert run_acceptance(tmp_path, asked) == used
+
+
+def test_each_rule_is_named_by_its_kind() -> None:
+    for name in registry.ACCEPTANCE_RULES:
+        assert rule_name(acceptance_rule(name)) == name
+    assert rule_name(object()) is None  # type: ignore[arg-type]
 
 
 def test_an_unknown_rule_is_refused_with_the_names() -> None:
@@ -77,6 +105,9 @@ def test_the_driver_runs_the_rules_the_registry_names(
     assert confirm.seen == summary.candidates
     assert summary.best_val == summary.seed_val
     assert "the seed is named, unconfirmed" in (settings.run_dir / "report.md").read_text()
+    # settings.json names the rule that judged, for the report and a resume.
+    written = orjson.loads((settings.run_dir / "settings.json").read_bytes())
+    assert written["acceptance"] == "sum-rises"
 
 
 def test_a_sequential_rule_plays_children_beyond_the_minibatch_within_the_budget(

@@ -107,8 +107,8 @@ def paired_t(diffs: Sequence[float]) -> float:
 
 
 class PairedAcceptance:
-    """The run's acceptance rule (rules.py `AcceptanceRule`, registry.py
-    "paired"): the sum rises, the paired t over the minibatch's payments
+    """The paired acceptance rule (rules.py `AcceptanceRule`, registry.py
+    "paired"; the run's default before the sequential rule): the sum rises, the paired t over the minibatch's payments
     reaches `threshold`, and (with `majority`) the child rose on more than
     half of the minibatch's scenarios."""
 

@@ -35,10 +35,16 @@ from routesim_evolve.corpus.examples import ScenarioExample, load_examples
 from routesim_evolve.corpus.load import load_manifest
 from routesim_evolve.corpus.manifest import Manifest
 from routesim_evolve.corpus.worlds import resolve_run, run_secret
+from routesim_evolve.evolve import registry
 from routesim_evolve.evolve.budget import EvalBudget
 from routesim_evolve.evolve.evidence import TrainEvidence
 from routesim_evolve.evolve.judged import JudgedChild, judged_children, refused_note, render_judged
-from routesim_evolve.evolve.registry import acceptance_rule, confirmation_rule
+from routesim_evolve.evolve.registry import (
+    acceptance_rule,
+    confirmation_rule,
+    rule_name,
+    run_acceptance,
+)
 from routesim_evolve.evolve.resume import SearchState
 from routesim_evolve.evolve.rotation import RotatingProposer
 from routesim_evolve.evolve.rules import AcceptanceRule, ConfirmationRule, DrawsEvidence
@@ -140,6 +146,7 @@ def evolve(
         # Only to fail early: a corpus without a manifest leaves no run dir.
         load_manifest(settings.corpus)
     data = _open_run(settings.data, say)
+    settings = _named_acceptance(settings, acceptance, say)
     _write_settings(settings)
     scoring = _scoring(settings.scoring, data, runner, say)
     search = _search(settings.search, proposers, data, scoring, ledger, say,
@@ -239,6 +246,20 @@ def _open_run(settings: DataSettings, say: Say) -> _Data:
     for note in data.seed.notes:
         say(note)
     return data
+
+
+def _named_acceptance(settings: EvolveSettings, given: AcceptanceRule | None,
+                      say: Say) -> EvolveSettings:
+    """The settings with the acceptance rule the run uses named (a rule
+    object a benchmark gives by its kind), so settings.json says which
+    judged its children and a resume keeps it (registry.py `run_acceptance`)."""
+    if given is not None:
+        return settings.model_copy(update={"acceptance": rule_name(given)})
+    name = run_acceptance(settings.run_dir, settings.acceptance)
+    if settings.acceptance is None and name != registry.DEFAULT_ACCEPTANCE:
+        say(f"resuming under the acceptance rule the run began with, {name} "
+            f"(--acceptance {registry.DEFAULT_ACCEPTANCE} for today's default)")
+    return settings.model_copy(update={"acceptance": name})
 
 
 def _write_settings(settings: EvolveSettings) -> None:

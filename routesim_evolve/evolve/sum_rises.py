@@ -1,8 +1,8 @@
 """GEPA's own acceptance rule, with the account the run reads.
 
 A child is kept when its score summed over the minibatch rises (gepa's
-StrictImprovementAcceptance). The run's rule (acceptance.py) asks for more;
-this is the rule it is measured against (docs/search.md), and the smallest
+StrictImprovementAcceptance). The run's rules (acceptance.py, sequential.py)
+ask for more; this is the rule they are measured against (docs/search.md), and the smallest
 example of an acceptance rule (rules.py `AcceptanceRule`, registry.py
 "sum-rises").
 """
