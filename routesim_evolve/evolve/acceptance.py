@@ -108,9 +108,10 @@ def paired_t(diffs: Sequence[float]) -> float:
 
 class PairedAcceptance:
     """The paired acceptance rule (rules.py `AcceptanceRule`, registry.py
-    "paired"; the run's default before the sequential rule): the sum rises, the paired t over the minibatch's payments
-    reaches `threshold`, and (with `majority`) the child rose on more than
-    half of the minibatch's scenarios."""
+    "paired"; the run's default before the sequential rule): the sum rises,
+    the paired t over the minibatch's payments reaches `threshold`, and
+    (with `majority`) the child rose on more than half of the minibatch's
+    scenarios."""
 
     def __init__(self, threshold: float = ACCEPT_T, majority: bool = True) -> None:
         self.threshold = threshold

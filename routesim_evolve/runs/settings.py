@@ -80,7 +80,8 @@ class EvolveSettings(BaseModel):
     plateau_evals: int | None = Field(default=None, description="None: 5 × |val|")
     acceptance: str | None = Field(
         default=None, description="the acceptance rule by name (evolve/registry.py); None: "
-        "the run's default there")
+        "the rule a resumed run began with, else the default there (the run dir's "
+        "settings.json names the one the run used)")
     held_out_evals: int | None = Field(
         default=None, ge=1, description="candidate evaluations the held-out test may spend on "
         "reseeded draws of the test split (score/resolve.py); None: half the search's budget")
