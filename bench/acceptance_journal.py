@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -133,15 +133,6 @@ class Journal:
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def files_sha256(paths: Iterable[Path], root: Path) -> str:
-    """sha256 over each file's path below root and its bytes, in order."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(str(path.relative_to(root)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def settings_text(settings: Mapping[str, object]) -> dict[str, str]:

@@ -75,7 +75,6 @@ from acceptance_journal import (
     JournalMismatch,
     JournalPair,
     JournalStamp,
-    files_sha256,
     settings_text,
     sha256_text,
 )
@@ -88,6 +87,7 @@ from routesim_evolve.evolve.evidence import TRAIN_COPIES, plan_rounds
 from routesim_evolve.evolve.registry import ACCEPTANCE_RULES, DEFAULT_ACCEPTANCE, acceptance_rule
 from routesim_evolve.evolve.rules import AcceptanceRule
 from routesim_evolve.evolve.sequential import SequentialAcceptance
+from routesim_evolve.fsutil import files_fingerprint
 from routesim_evolve.propose.tunables import Tunable, find_tunables, set_value
 from routesim_evolve.reflect.pricing import bundled_prices
 from routesim_evolve.reflect.spec import DEFAULT_MODELS
@@ -385,9 +385,9 @@ def stamp(args: argparse.Namespace) -> JournalStamp:
     return JournalStamp(
         scoring_version=SCORING_VERSION,
         simulator=module_fingerprint(include_candidate=False),
-        corpus=files_sha256(corpus, args.corpus),
+        corpus=files_fingerprint(args.corpus, corpus),
         parents={name: sha256_text(source) for name, source in parent_sources().items()},
-        rules_code=sha256_text(files_sha256([package / f for f in RULES_CODE], package)
+        rules_code=sha256_text(files_fingerprint(package, [package / f for f in RULES_CODE])
                                + "".join(inspect.getsource(f) for f in JUDGING)),
         settings=settings_text({
             "ladder": LADDER, "fine_ladder": FINE_LADDER if args.fine else (),
