@@ -46,8 +46,10 @@ def test_an_evaluation_of_another_version_is_not_read_back(tiny_corpus: Path,
     current.unlink()
     fresh = Evaluator(ReferenceResults(), cache_dir=tmp_path)
     assert fresh.recorded_runs() == 0
+    assert fresh.uncached(seed_source, [example]) == 1  # what evaluating it will spend
     again = fresh.evaluate(seed_source, example)
     assert again == first
+    assert (fresh.recorded_runs(), fresh.uncached(seed_source, [example])) == (1, 0)
     assert cached_evaluations(tmp_path) == [current]
     assert cached_evaluations(tmp_path, version=1) == [old]
     assert Evaluation.model_validate_json(old.read_bytes()).axes.success == 0.123

@@ -134,15 +134,22 @@ def test_rounds_take_the_left_out_train_scenarios_then_copies_of_all() -> None:
 
 
 class FakeEvaluator:
-    """Scores a candidate on a scenario from a table; records every call."""
+    """Scores a candidate on a scenario from a table; records every call and
+    caches every pair, as the run's evaluator does (its cache is what the
+    run's budget counts)."""
 
     def __init__(self, scores: dict[tuple[str, str], float]) -> None:
         self.scores = scores
         self.calls: list[tuple[str, list[str]]] = []
+        self.cached: set[tuple[str, str]] = set()
 
     def evaluate_many(self, source: str, examples: list, workers: int | None = None) -> list:
         self.calls.append((source, [e.name for e in examples]))
+        self.cached |= {(source, e.name) for e in examples}
         return [SimpleNamespace(score=self.scores.get((source, e.name), 0.0)) for e in examples]
+
+    def uncached(self, source: str, examples: list) -> int:
+        return sum((source, e.name) not in self.cached for e in examples)
 
 
 def test_evidence_is_evaluated_a_round_at_a_time_within_the_allowance(tmp_path: Path) -> None:
@@ -154,15 +161,43 @@ def test_evidence_is_evaluated_a_round_at_a_time_within_the_allowance(tmp_path: 
     names = [e.name for e in train]
     scores = {("child", n): 0.1 for n in names} | {("child", f"{n}~r1"): 0.2 for n in names}
     fake = FakeEvaluator(scores)
-    left = [12]
-    evidence = TrainEvidence(train, fake, tmp_path, copies=3, allowance=lambda: left[0])
+    left, notes = [12], []
+    evidence = TrainEvidence(train, fake, tmp_path, copies=3, allowance=lambda: left[0],
+                             on_round=notes.append)
     rounds = evidence.rounds("parent", "child", names[:2])
     assert fake.calls == []  # nothing is evaluated before it is asked for
     assert next(rounds) == pytest.approx([0.1, 0.1])
     assert fake.calls == [("parent", names[2:]), ("child", names[2:])]
     assert next(rounds) == pytest.approx([0.2] * 4)
+    assert notes == [f"judging a child: {n} train scenarios so far" for n in (4, 8)]
     left[0] = 7  # the next round would cost 8 evaluations
     assert next(rounds, None) is None
+
+
+def test_a_resumed_decision_draws_the_rounds_the_killed_one_would_have(tmp_path: Path) -> None:
+    """A run killed in the middle of a decision has spent (and cached) the
+    rounds it drew; resumed, it judges the same child again. Those rounds
+    cost nothing the second time, so they must not count against what is
+    left, or the resumed decision stops short of the uninterrupted one."""
+    from repo_files import REPO
+
+    from routesim_evolve.corpus.examples import load_examples
+
+    train = load_examples(REPO / "corpus", "train")[:4]
+    names = [e.name for e in train]
+    limit = 25  # pays the left-out pair (4) and two rounds of copies (8 + 8), not a third
+
+    def drawn(fake: FakeEvaluator) -> int:
+        evidence = TrainEvidence(train, fake, tmp_path, copies=3,
+                                 allowance=lambda: limit - len(fake.cached))
+        return sum(1 for _ in evidence.rounds("parent", "child", names[:2]))
+
+    whole = FakeEvaluator({})
+    assert drawn(whole) == 3
+    killed = FakeEvaluator({})
+    killed.cached = set(whole.cached)  # every round evaluated, then killed before deciding
+    assert drawn(killed) == 3
+    assert killed.cached == whole.cached  # and nothing more was spent
 
 
 def test_the_rule_plays_the_child_against_its_parent_from_the_state() -> None:

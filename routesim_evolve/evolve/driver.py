@@ -309,7 +309,9 @@ def _search(
         # child costs.
         acceptance.attach(TrainEvidence(
             data.train, scoring.evaluator, run_dir / "reseeded-train", workers=scoring.workers,
-            allowance=lambda: budget.left - len(data.val)))
+            allowance=lambda: budget.left - len(data.val),
+            # The run log is made below, before any round is drawn.
+            on_round=lambda note: runlog.progress(note)))
         # A resumed run's earlier decisions, so the prompt still tells them.
         acceptance.recall((c.child, c) for c in judged_children(run_dir / "log.jsonl")
                           if c.child)

@@ -7,8 +7,8 @@ minibatch left out; round k + 1 is reseeded copy k of every train scenario
 `reseeded`, hidden as the run's worlds are). Parent and child play the same
 worlds, so each difference is exact for its world. Every evaluation goes
 through the run's evaluator, so its cache answers a parent met before and
-the run's budget counts every one; a round the budget cannot pay is not
-drawn.
+the run's budget counts every one; a round the budget cannot pay (its pairs
+the cache cannot answer) is not drawn.
 """
 
 from __future__ import annotations
@@ -42,25 +42,42 @@ class TrainEvidence:
 
     def __init__(self, train: Sequence[ScenarioExample], evaluator: Evaluator, workdir: Path,
                  *, copies: int = TRAIN_COPIES, workers: int | None = None,
-                 allowance: Callable[[], int] | None = None) -> None:
+                 allowance: Callable[[], int] | None = None,
+                 on_round: Callable[[str], None] | None = None) -> None:
         self._train = list(train)
         self._evaluator = evaluator
         self._workdir = workdir
         self._copies = copies
         self._workers = workers
         self._allowance = allowance
+        # A decision can take minutes of rounds: the run's progress line
+        # says so after each one instead of standing still.
+        self._on_round = on_round or (lambda note: None)
         self._examples: dict[str, ScenarioExample] | None = None
 
     def rounds(self, parent: str, child: str, minibatch: Sequence[str]) -> Iterator[list[float]]:
         """Each round's differences (child's score minus parent's, scenario
         by scenario), evaluated only when the test asks for the round."""
+        observed = len(minibatch)
         for names in plan_rounds([e.name for e in self._train], minibatch, self._copies):
             examples = [self._example(name) for name in names]
-            if self._allowance is not None and 2 * len(examples) > self._allowance():
+            if self._allowance is not None and self._cost(parent, child, examples) \
+                    > self._allowance():
                 return
             before = self._evaluator.evaluate_many(parent, examples, workers=self._workers)
             after = self._evaluator.evaluate_many(child, examples, workers=self._workers)
+            observed += len(examples)
+            self._on_round(f"judging a child: {observed} train scenarios so far")
             yield [b.score - a.score for a, b in zip(before, after, strict=True)]
+
+    def _cost(self, parent: str, child: str, examples: Sequence[ScenarioExample]) -> int:
+        """What a round adds to the budget: its pairs the cache cannot
+        answer. A parent met before costs nothing, nor does a round a killed
+        run drew before it was resumed: counted as spent already, counting
+        it again would cut the resumed decision short of the one the
+        uninterrupted run makes."""
+        return (self._evaluator.uncached(parent, examples)
+                + self._evaluator.uncached(child, examples))
 
     def _example(self, name: str) -> ScenarioExample:
         if self._examples is None:

@@ -261,6 +261,13 @@ class Evaluator:
             return 0
         return sum(1 for _ in cached_evaluations(self._cache_dir))
 
+    def uncached(self, candidate: str, examples: Sequence[ScenarioExample]) -> int:
+        """How many of these pairs the cache cannot answer: what evaluating
+        them would add to `recorded_runs` (a pair cached under another
+        simulator is evaluated again in its place, adding nothing)."""
+        files = [self._cache_file(candidate, e) for e in examples]
+        return sum(f is None or not f.is_file() for f in files)
+
     def _cache_file(self, candidate: str, example: ScenarioExample) -> Path | None:
         if self._cache_dir is None:
             return None
