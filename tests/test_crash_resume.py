@@ -23,23 +23,20 @@ CORPUS = REPO / "corpus"
 SECRET = "5e" * 32
 
 
-def _command(corpus: Path, runs: Path, name: str) -> list[str]:
-    return [sys.executable, "-m", "routesim_evolve", "--corpus", str(corpus),
+def _command(runs: Path, name: str, *, acceptance: str = "paired",
+             max_evals: int = 120) -> list[str]:
+    # The paired rule judges a child on its minibatch alone, so 120
+    # evaluations make the 8 proposals the first test needs; the sequential
+    # rule plays the champion's near-neutral moves far longer (2 proposals
+    # in 120): the second test.
+    return [sys.executable, "-m", "routesim_evolve", "--corpus", str(CORPUS),
             "--seed-file", str(CHAMPION), "--reflection-lm", "offline", "--seed", "7",
-            "--max-evals", "120", "--runs", str(runs), "--name", name,
-            "--world-secret", SECRET,
-            # The paired rule judges a child on its minibatch alone, so 120
-            # evaluations make the 8 proposals this needs; the sequential
-            # rule plays the champion's near-neutral moves far longer (2
-            # proposals in 120): the test below.
-            "--acceptance", "paired"]
+            "--max-evals", str(max_evals), "--runs", str(runs), "--name", name,
+            "--world-secret", SECRET, "--acceptance", acceptance]
 
 
 def _sequential_command(runs: Path, name: str) -> list[str]:
-    return [sys.executable, "-m", "routesim_evolve", "--corpus", str(CORPUS),
-            "--seed-file", str(CHAMPION), "--reflection-lm", "offline", "--seed", "7",
-            "--max-evals", str(SEQUENTIAL_BUDGET), "--runs", str(runs), "--name", name,
-            "--world-secret", SECRET, "--acceptance", "sequential"]
+    return _command(runs, name, acceptance="sequential", max_evals=SEQUENTIAL_BUDGET)
 
 
 # The champion's first child is played far beyond its minibatch (with 200
@@ -70,14 +67,14 @@ def _proposals_logged(run_dir: Path) -> int:
 
 
 def test_a_killed_run_resumes_as_if_never_killed(tmp_path: Path):
-    whole = subprocess.run(_command(CORPUS, tmp_path, "whole"), cwd=REPO,
+    whole = subprocess.run(_command(tmp_path, "whole"), cwd=REPO,
                            capture_output=True, text=True, timeout=900)
     assert whole.returncode == 0, whole.stderr[-2000:]
     expected = _proposed(tmp_path / "whole")
     assert len(expected) >= 8, "the uninterrupted run proposed too little to compare"
 
     killed = tmp_path / "killed"
-    proc = subprocess.Popen(_command(CORPUS, tmp_path, "killed"), cwd=REPO,
+    proc = subprocess.Popen(_command(tmp_path, "killed"), cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 600
@@ -88,7 +85,7 @@ def test_a_killed_run_resumes_as_if_never_killed(tmp_path: Path):
     proc.wait()
     evals_before = {p.relative_to(killed) for p in (killed / "evals").glob("*/*.json")}
 
-    resumed = subprocess.run(_command(CORPUS, tmp_path, "killed"), cwd=REPO,
+    resumed = subprocess.run(_command(tmp_path, "killed"), cwd=REPO,
                              capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "resuming" in resumed.stderr
